@@ -1,0 +1,3 @@
+from logsleuth.cli import run
+
+run()

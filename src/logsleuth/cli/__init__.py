@@ -1,0 +1,36 @@
+"""Command-line entry point: `logsleuth` and `python -m logsleuth`."""
+
+from __future__ import annotations
+
+import sys
+
+from logsleuth.cli import events as _events  # noqa: F401  (registers commands)
+from logsleuth.cli.app import app, fail
+from logsleuth.errors import ExitCode
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        rv = app(args=argv, standalone_mode=False)
+    except BrokenPipeError:
+        return int(ExitCode.OK)
+    except Exception as exc:
+        # typer ships its own click; match its exceptions by shape, not by import path
+        name = type(exc).__name__
+        if name == "Exit":
+            return int(getattr(exc, "exit_code", 0))
+        if hasattr(exc, "show") and hasattr(exc, "exit_code") and name != "Abort":
+            exc.show()
+            return int(ExitCode.USAGE)
+        return fail(exc)
+    except KeyboardInterrupt as exc:
+        return fail(exc)
+    # click returns typer.Exit's code instead of raising when not standalone
+    return rv if isinstance(rv, int) else int(ExitCode.OK)
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+__all__ = ["app", "main", "run"]

@@ -1,0 +1,72 @@
+"""Error types with a location and a hint, and the one place that maps them to exit codes."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    FINDINGS = 1  # findings at or above --fail-on
+    USAGE = 2  # bad flags or arguments
+    INPUT = 3  # unreadable, undetectable or malformed input
+    INTERNAL = 4  # a bug in logsleuth: please report it (traceback with --debug)
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    path: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}" if self.line is not None else self.path
+
+
+class LogsleuthError(Exception):
+    """Base error: a message, where it happened, and what to do about it."""
+
+    exit_code = ExitCode.INTERNAL
+
+    def __init__(self, message: str, location: Location | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.location = location
+        self.hint = hint
+
+    def one_line(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        hint = f" (hint: {self.hint})" if self.hint else ""
+        return f"{where}{self.message}{hint}"
+
+    def __str__(self) -> str:
+        return self.one_line()
+
+
+class UsageError(LogsleuthError):
+    exit_code = ExitCode.USAGE
+
+
+class InputError(LogsleuthError):
+    """The input cannot be read at all (missing, unreadable, unknown format, empty)."""
+
+    exit_code = ExitCode.INPUT
+
+
+class FormatError(InputError):
+    """No reader recognises the input, or the forced reader cannot parse it."""
+
+
+class PatternError(InputError):
+    """A pattern file is invalid (schema, regex, examples)."""
+
+
+def exit_code_for(exc: BaseException) -> ExitCode:
+    """The one mapping from exceptions to process exit codes."""
+    if isinstance(exc, LogsleuthError):
+        return exc.exit_code
+    if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError, UnicodeDecodeError)):
+        return ExitCode.INPUT
+    if isinstance(exc, KeyboardInterrupt):
+        return ExitCode.INTERNAL
+    return ExitCode.INTERNAL

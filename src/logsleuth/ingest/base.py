@@ -1,0 +1,267 @@
+"""What every reader shares: the input probe, line iteration, the event sink and the report builder."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+import polars as pl
+
+from logsleuth.errors import InputError, Location
+from logsleuth.model import EVENT_SCHEMA, IngestReport, Kind, Role, Skipped, Transcript
+
+HEAD_BYTES = 64 * 1024
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class Probe:
+    """An input as readers see it: where it is, its first bytes, and a way to open it decompressed.
+
+    `display` is the path exactly as the user gave it (relative stays relative): it becomes the
+    `source` column, so reports never leak absolute paths the user did not type.
+    """
+
+    display: str
+    path: Path | None  # None for stdin (then `spool` holds the bytes)
+    is_dir: bool
+    head: bytes  # decompressed first bytes ("" for directories)
+    compression: str | None = None  # "gzip" | "zstd" | None
+    spool: Any = None  # a seekable file holding stdin
+
+    @property
+    def name(self) -> str:
+        """File name without compression suffix (for detection by name)."""
+        if self.path is None:
+            return "-"
+        name = self.path.name
+        for suffix in (".gz", ".zst"):
+            if self.compression and name.endswith(suffix):
+                return name[: -len(suffix)]
+        return name
+
+    def open(self) -> IO[bytes]:
+        """Open the (decompressed) byte stream from the start."""
+        if self.is_dir:
+            raise InputError("is a directory", Location(self.display))
+        if self.spool is not None:
+            self.spool.seek(0)
+            raw: IO[bytes] = _NoClose(self.spool)  # type: ignore[assignment]
+        else:
+            assert self.path is not None
+            raw = open(self.path, "rb")  # noqa: SIM115 - returned to caller
+        if self.compression == "gzip":
+            return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
+        if self.compression == "zstd":
+            import zstandard
+
+            return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
+        return raw
+
+
+class _NoClose(io.BufferedIOBase):
+    """Wraps the stdin spool so that closing a reader does not close the spool."""
+
+    def __init__(self, f: Any):
+        self._f = f
+
+    def read(self, n: int | None = -1) -> bytes:
+        return bytes(self._f.read(n))
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> bytes:
+        return bytes(self._f.readline(size))
+
+    def close(self) -> None:  # the spool outlives every reader
+        pass
+
+
+def make_probe(arg: str) -> Probe:
+    """Build the probe for a command-line argument: a path, a folder, or `-` for stdin."""
+    if arg == "-":
+        import sys
+
+        spool = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115
+        while chunk := sys.stdin.buffer.read(1 << 20):
+            spool.write(chunk)
+        spool.seek(0)
+        first = spool.read(4)
+        spool.seek(0)
+        comp = _compression_of(first)
+        probe = Probe(display="-", path=None, is_dir=False, head=b"", compression=comp, spool=spool)
+        return _with_head(probe)
+    path = Path(arg)
+    if not path.exists():
+        raise InputError("no such file or directory", Location(arg), "check the path")
+    if path.is_dir():
+        if not os.access(path, os.R_OK | os.X_OK):
+            raise InputError("permission denied", Location(arg))
+        return Probe(display=arg, path=path, is_dir=True, head=b"")
+    try:
+        with open(path, "rb") as f:
+            first = f.read(4)
+    except PermissionError as exc:
+        raise InputError("permission denied", Location(arg), "check the file's permissions") from exc
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", Location(arg)) from exc
+    return _with_head(Probe(display=arg, path=path, is_dir=False, head=b"", compression=_compression_of(first)))
+
+
+def _compression_of(first: bytes) -> str | None:
+    if first.startswith(_GZIP_MAGIC):
+        return "gzip"
+    if first.startswith(_ZSTD_MAGIC):
+        return "zstd"
+    return None
+
+
+def _with_head(probe: Probe) -> Probe:
+    try:
+        with probe.open() as f:
+            head = f.read(HEAD_BYTES)
+    except (OSError, EOFError) as exc:
+        raise InputError(f"cannot decompress ({probe.compression}): {exc}", Location(probe.display)) from exc
+    return Probe(probe.display, probe.path, probe.is_dir, head, probe.compression, probe.spool)
+
+
+def iter_lines(f: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """Yield (1-based line number, line without the line ending). Streams: one line in memory at a time."""
+    n = 0
+    for n, raw in enumerate(f, start=1):
+        line = raw
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        yield n, line
+
+
+def parse_ts(value: Any) -> datetime | None:
+    """Normalise an ISO-8601 string, epoch seconds/milliseconds or datetime to aware UTC; None if unusable."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, datetime):
+            return value if value.tzinfo else value.replace(tzinfo=UTC)
+        if isinstance(value, (int, float)):
+            secs = value / 1000.0 if value > 1e11 else float(value)
+            return datetime.fromtimestamp(secs, tz=UTC)
+        if isinstance(value, str) and value:
+            s = value.strip()
+            if s.endswith("Z"):
+                s = s[:-1] + "+00:00"
+            dt = datetime.fromisoformat(s)
+            return dt.astimezone(UTC) if dt.tzinfo else dt.replace(tzinfo=UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+class EventSink:
+    """Accumulates events column by column (cheap for millions of rows) and assigns `seq` per session."""
+
+    def __init__(self, session: str, source: str):
+        self.session = session
+        self.source = source
+        self._cols: dict[str, list[Any]] = {c: [] for c in EVENT_SCHEMA}
+        self._seq: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._cols["line"])
+
+    def add(
+        self,
+        *,
+        line: int,
+        role: Role | str,
+        kind: Kind | str,
+        text: str,
+        ts: Any = None,
+        tool: str | None = None,
+        call_id: str | None = None,
+        is_error: bool | None = None,
+        exit_code: int | None = None,
+        session: str | None = None,
+        source: str | None = None,
+    ) -> None:
+        sess = session or self.session
+        seq = self._seq.get(sess, 0)
+        self._seq[sess] = seq + 1
+        c = self._cols
+        c["session"].append(sess)
+        c["source"].append(source or self.source)
+        c["line"].append(line)
+        c["seq"].append(seq)
+        c["ts"].append(parse_ts(ts))
+        c["role"].append(str(role))
+        c["kind"].append(str(kind))
+        c["tool"].append(tool)
+        c["call_id"].append(call_id)
+        c["text"].append(text.replace("\x00", "") if text else "")
+        c["is_error"].append(is_error if isinstance(is_error, bool) else None)
+        c["exit_code"].append(exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None)
+
+    def frame(self) -> pl.DataFrame:
+        return pl.DataFrame(self._cols, schema=EVENT_SCHEMA)
+
+
+class ReportBuilder:
+    """Counts what happened to every input line, so that lines == used + ignored + skipped."""
+
+    def __init__(self, source: str, fmt: str):
+        self.source = source
+        self.format = fmt
+        self.lines = 0
+        self.used = 0
+        self.ignored = 0
+        self.skipped: list[Skipped] = []
+
+    def skip(self, line: int, reason: str, source: str = "") -> None:
+        self.skipped.append(Skipped(line, reason[:200], source))
+
+    def finish(self, events: int, parts: tuple[IngestReport, ...] = ()) -> IngestReport:
+        return IngestReport(
+            source=self.source,
+            format=self.format,
+            lines=self.lines,
+            events=events,
+            used=self.used,
+            ignored=self.ignored,
+            skipped=tuple(self.skipped),
+            parts=parts,
+        )
+
+
+def transcript(sink: EventSink, report: ReportBuilder) -> Transcript:
+    frame = sink.frame()
+    return Transcript(frame, report.finish(frame.height))
+
+
+def session_from_path(display: str) -> str:
+    """A session id derived from the file name when the format carries none."""
+    name = Path(display).name if display != "-" else "stdin"
+    for suffix in (".gz", ".zst", ".jsonl", ".json", ".log", ".txt", ".md", ".db"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name or "session"
+
+
+@dataclass(frozen=True)
+class ReaderSpec:
+    """One input format: a cheap `sniff` on the probe (first bytes, name, folder layout) and `read`."""
+
+    name: str
+    sniff: Any  # Callable[[Probe], bool]
+    read: Any  # Callable[[Probe], Transcript]
+    description: str = ""
+    dirs: bool = False  # True when `sniff` may accept a folder (a storage folder, a session folder)

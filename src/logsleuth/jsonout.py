@@ -1,0 +1,39 @@
+"""Deterministic JSON output (orjson): stable key order, UTC `Z` timestamps, no wall clock."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+
+def _default(obj: Any) -> Any:
+    if isinstance(obj, datetime):
+        return iso(obj)
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj)
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def iso(ts: datetime | None) -> str | None:
+    if ts is None:
+        return None
+    return ts.strftime("%Y-%m-%dT%H:%M:%S") + (f".{ts.microsecond // 1000:03d}" if ts.microsecond else "") + "Z"
+
+
+def dumps(obj: Any, *, indent: bool = True) -> bytes:
+    opts = orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME
+    if indent:
+        opts |= orjson.OPT_INDENT_2
+    return orjson.dumps(obj, default=_default, option=opts)
+
+
+def event_rows(frame: Any) -> list[dict[str, Any]]:
+    """Event-table rows as plain dicts with ISO timestamps."""
+    rows: list[dict[str, Any]] = frame.to_dicts()
+    for r in rows:
+        r["ts"] = iso(r["ts"])
+    return rows

@@ -1,0 +1,242 @@
+"""The shared vocabulary: enums, frozen dataclasses and the polars schemas of every table.
+
+Every stage imports this module and nothing to its right in the pipeline
+(ingest -> classify -> actions -> link -> reasoning -> render -> index/search).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+
+
+class Role(enum.StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    SYSTEM = "system"
+    LOG = "log"
+
+
+class Kind(enum.StrEnum):
+    TEXT = "text"
+    REASONING = "reasoning"
+    TOOL_CALL = "tool_call"
+    TOOL_RESULT = "tool_result"
+    LOG = "log"
+
+
+class Severity(enum.StrEnum):
+    """Pattern severity. `success` marks progress (server ready, build finished)."""
+
+    SUCCESS = "success"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+    FATAL = "fatal"
+
+    @property
+    def rank(self) -> int:
+        return _SEVERITY_RANK[self]
+
+    @property
+    def is_failure(self) -> bool:
+        return self.rank >= _SEVERITY_RANK[Severity.ERROR]
+
+
+_SEVERITY_RANK = {
+    Severity.SUCCESS: 0,
+    Severity.INFO: 1,
+    Severity.WARNING: 2,
+    Severity.ERROR: 3,
+    Severity.FATAL: 4,
+}
+
+ROLES = [r.value for r in Role]
+KINDS = [k.value for k in Kind]
+
+# The event table, exactly as ARCHITECTURE.md describes it. Readers build it through
+# ingest.base.EventSink; nothing else constructs event frames by hand.
+EVENT_SCHEMA: dict[str, pl.DataType] = {
+    "session": pl.Utf8(),
+    "source": pl.Utf8(),
+    "line": pl.Int64(),
+    "seq": pl.Int64(),
+    "ts": pl.Datetime("us", "UTC"),
+    "role": pl.Enum(ROLES),
+    "kind": pl.Enum(KINDS),
+    "tool": pl.Utf8(),
+    "call_id": pl.Utf8(),
+    "text": pl.Utf8(),
+    "is_error": pl.Boolean(),
+    "exit_code": pl.Int64(),
+}
+EVENT_COLUMNS = list(EVENT_SCHEMA)
+
+
+def empty_events() -> pl.DataFrame:
+    return pl.DataFrame(schema=EVENT_SCHEMA)
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """An input line a reader could not use, and why."""
+
+    line: int
+    reason: str
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class IngestReport:
+    """What a reader did with its input: `lines == used + ignored + len(skipped)` always.
+
+    `used` counts source lines that went into events (a multi-line traceback uses several
+    lines for one event); `ignored` counts lines that are valid but carry no conversation
+    (progress records, snapshots, duplicates).
+    """
+
+    source: str
+    format: str
+    lines: int
+    events: int
+    used: int
+    ignored: int
+    skipped: tuple[Skipped, ...] = ()
+    parts: tuple[IngestReport, ...] = ()
+
+    @property
+    def balanced(self) -> bool:
+        return self.lines == self.used + self.ignored + len(self.skipped)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "source": self.source,
+            "format": self.format,
+            "lines": self.lines,
+            "events": self.events,
+            "used": self.used,
+            "ignored": self.ignored,
+            "skipped": [
+                {"line": s.line, "reason": s.reason, **({"source": s.source} if s.source else {})}
+                for s in self.skipped
+            ],
+        }
+        if self.parts:
+            out["parts"] = [p.to_dict() for p in self.parts]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """One input after ingest: the event table plus the report of how it was read."""
+
+    events: pl.DataFrame
+    report: IngestReport
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One pattern match on one event."""
+
+    pattern: str
+    category: str
+    severity: Severity
+    priority: int
+    session: str
+    seq: int
+    source: str
+    line: int
+    text: str
+    captures: Mapping[str, str]
+    fingerprint: str
+    explanation: str = ""
+    fixes: tuple[str, ...] = ()
+    ts: datetime | None = None
+    primary: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pattern": self.pattern,
+            "category": self.category,
+            "severity": self.severity.value,
+            "seq": self.seq,
+            "source": self.source,
+            "line": self.line,
+            "text": self.text,
+            "captures": dict(sorted(self.captures.items())),
+            "fingerprint": self.fingerprint,
+            "explanation": self.explanation,
+            "fixes": list(self.fixes),
+        }
+
+
+class ActionKind(enum.StrEnum):
+    INSTALL = "install"
+    UNINSTALL = "uninstall"
+    UPGRADE = "upgrade"
+    DOWNGRADE = "downgrade"
+    PIN = "pin"
+    ENV_SET = "env_set"
+    ENV_UNSET = "env_unset"
+    ENV_ACTIVATE = "env_activate"  # source venv/bin/activate, conda activate
+    FLAG_ADDED = "flag_added"
+    FLAG_REMOVED = "flag_removed"
+    FLAG_CHANGED = "flag_changed"
+    LAUNCH = "launch"  # a long-running server or job started
+    FILE_EDIT = "file_edit"
+    SERVICE_RESTART = "service_restart"
+    BUILD = "build"
+    RUN = "run"  # any other command that changes nothing we track
+    INVESTIGATE = "investigate"  # ls, find, cat, nvidia-smi, pip show …
+
+    @property
+    def is_fix(self) -> bool:
+        return self not in (ActionKind.INVESTIGATE, ActionKind.RUN, ActionKind.LAUNCH)
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One thing the session changed (or looked at), parsed from a tool call."""
+
+    kind: ActionKind
+    subject: str  # package, env var, flag, file path, service, command name
+    value: str | None  # version specifier, env value, flag value, …
+    session: str
+    seq: int
+    source: str
+    line: int
+    command: str  # the unwrapped command (or edit summary) this action came from
+    raw: str = ""  # the whole tool call as issued (ssh … pct exec … included)
+    resolved: str | None = None  # the version actually installed, from the tool output
+    previous: str | None = None  # the version replaced, when the output says so
+    ts: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "subject": self.subject,
+            "value": self.value,
+            "seq": self.seq,
+            "source": self.source,
+            "line": self.line,
+            "command": self.command,
+            "resolved": self.resolved,
+            "previous": self.previous,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """One classified sentence of assistant text or reasoning (see reasoning.py)."""
+
+    seq: int
+    text: str
+    label: str  # diagnosis | hypothesis | decision | observation
+    hedged: bool = False
+    entities: tuple[tuple[str, str], ...] = field(default=())  # (label, text)

@@ -1,0 +1,1 @@
+"""Renderers: Analysis -> markdown, HTML, JSON, tables. Templates see plain sorted data only."""

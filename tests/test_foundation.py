@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import polars as pl
+from typer.testing import CliRunner
+
+from logsleuth.cli import app, main
+from logsleuth.errors import ExitCode, InputError, Location, UsageError, exit_code_for
+from logsleuth.ingest.base import EventSink, ReportBuilder, parse_ts, transcript
+from logsleuth.model import EVENT_SCHEMA, Severity
+
+
+def test_event_schema_matches_architecture() -> None:
+    assert list(EVENT_SCHEMA) == [
+        "session", "source", "line", "seq", "ts", "role", "kind", "tool", "call_id", "text", "is_error", "exit_code",
+    ]
+    assert EVENT_SCHEMA["ts"] == pl.Datetime("us", "UTC")
+
+
+def test_sink_assigns_seq_per_session_and_strips_nul() -> None:
+    sink = EventSink("s1", "a.jsonl")
+    sink.add(line=1, role="user", kind="text", text="hi\x00")
+    sink.add(line=2, role="assistant", kind="text", text="yo", ts="2026-01-02T03:04:05Z")
+    sink.add(line=3, role="assistant", kind="text", text="sub", session="s2")
+    rep = ReportBuilder("a.jsonl", "x")
+    rep.lines, rep.used = 3, 3
+    t = transcript(sink, rep)
+    assert t.events["seq"].to_list() == [0, 1, 0]
+    assert t.events["text"][0] == "hi"
+    assert t.report.balanced and t.report.events == 3
+
+
+def test_parse_ts_variants() -> None:
+    assert parse_ts("2026-01-02T03:04:05.123Z").isoformat() == "2026-01-02T03:04:05.123000+00:00"
+    assert parse_ts(1767322800000) == parse_ts(1767322800)
+    assert parse_ts("garbage") is None and parse_ts(None) is None and parse_ts(True) is None
+
+
+def test_severity_order() -> None:
+    assert Severity.FATAL.rank > Severity.ERROR.rank > Severity.WARNING.rank > Severity.SUCCESS.rank
+    assert Severity.ERROR.is_failure and not Severity.WARNING.is_failure
+
+
+def test_error_one_line_and_exit_codes() -> None:
+    e = InputError("bad json", Location("a.jsonl", 7), "fix it")
+    assert e.one_line() == "a.jsonl:7: bad json (hint: fix it)"
+    assert exit_code_for(e) == ExitCode.INPUT == 3
+    assert exit_code_for(UsageError("x")) == 2
+    assert exit_code_for(RuntimeError("x")) == ExitCode.INTERNAL
+
+
+def test_cli_missing_file_is_input_error(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["events", "does/not/exist.jsonl"]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does/not/exist.jsonl" in err and "Traceback" not in err
+
+
+def test_cli_unknown_flag_is_usage_error() -> None:
+    assert main(["events", "--nope", "x"]) == 2
+
+
+def test_help_via_runner_and_module() -> None:
+    assert CliRunner().invoke(app, ["--help"]).exit_code == 0
+    out = subprocess.run([sys.executable, "-m", "logsleuth", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "events" in out.stdout
