@@ -240,3 +240,123 @@ class Sentence:
     label: str  # diagnosis | hypothesis | decision | observation
     hedged: bool = False
     entities: tuple[tuple[str, str], ...] = field(default=())  # (label, text)
+
+
+class Outcome(enum.StrEnum):
+    RESOLVED = "resolved"
+    WORKED_AROUND = "worked around"
+    UNRESOLVED = "unresolved"
+
+
+class Relation(enum.StrEnum):
+    """Edge labels of the causal graph (see ARCHITECTURE.md, "Linking")."""
+
+    ATTEMPTED = "attempted"  # episode -> action tried against it
+    RESOLVED = "resolved"  # action -> episode that never recurs after it
+    REVEALED = "revealed"  # action -> episode first seen right after it
+    DID_NOT_FIX = "did_not_fix"  # action -> episode that is still there right after it
+    RECURRED = "recurred"  # action -> episode it brought back
+    FAILED = "failed"  # action -> failure of the attempt itself (e.g. no such version)
+    SUCCEEDED = "succeeded"  # action -> success event it led to
+
+
+@dataclass(frozen=True, slots=True)
+class Episode:
+    """A run of findings with the same pattern and fingerprint in one session."""
+
+    id: str  # graph node id, "f1", "f2", … in order of first occurrence
+    pattern: str
+    category: str
+    fingerprint: str
+    severity: Severity
+    occurrences: tuple[int, ...]  # event seqs, ascending
+    findings: tuple[Finding, ...]
+
+    @property
+    def first(self) -> Finding:
+        return self.findings[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Catch22:
+    """Episodes that trap the session: each known move on `subject` brings back one of them."""
+
+    episodes: tuple[str, ...]  # episode node ids
+    subject: str
+    values: tuple[str, ...]  # the values of subject tried, in the order the episodes go with
+    alternated: bool  # True when the session actually went back and forth
+    moves: tuple[int, ...] = ()  # seqs of the actions that moved the subject
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    id: str
+    type: str  # failure | action | success
+    seq: int
+    label: str
+    category: str | None = None
+    pattern: str | None = None
+    kind: str | None = None
+    subject: str | None = None
+    value: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "type": self.type, "seq": self.seq}
+        for key in ("category", "pattern", "kind", "subject", "value"):
+            v = getattr(self, key)
+            if v is not None:
+                out[key] = v
+        out["label"] = self.label
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class GraphEdge:
+    source: str
+    target: str
+    relation: Relation
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "target": self.target, "relation": self.relation.value}
+
+
+@dataclass(frozen=True, slots=True)
+class CausalGraph:
+    """What link.py derives: the graph, the chain, catch-22s, pivots, the outcome and the recipe."""
+
+    session: str
+    nodes: tuple[GraphNode, ...]
+    edges: tuple[GraphEdge, ...]
+    chain: tuple[str, ...]  # node ids in story order (a recurring episode appears again)
+    episodes: tuple[Episode, ...]
+    attempts: Mapping[str, tuple[Action, ...]]  # episode id -> fix actions tried against it (in order)
+    failed_attempts: tuple[tuple[Action, Finding], ...]  # actions whose own output failed
+    catch22: tuple[Catch22, ...]
+    pivots: tuple[Action, ...]
+    outcome: Outcome
+    first_success: Finding | None
+    recipe: tuple[str, ...]
+    node_actions: Mapping[str, Action]  # action node id -> the action it stands for
+
+    def action_id(self, action: Action) -> str:
+        for node_id, a in self.node_actions.items():
+            if a is action:
+                return node_id
+        raise KeyError(action.command)
+
+    def node(self, node_id: str) -> GraphNode:
+        for n in self.nodes:
+            if n.id == node_id:
+                return n
+        raise KeyError(node_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodes": [n.to_dict() for n in self.nodes],
+            "edges": [e.to_dict() for e in self.edges],
+            "chain": list(self.chain),
+            "catch22": [list(c.episodes) for c in self.catch22],
+            "pivots": [self.action_id(a) for a in self.pivots],
+            "outcome": self.outcome.value,
+            "recipe": list(self.recipe),
+        }

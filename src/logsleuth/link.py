@@ -1,0 +1,417 @@
+"""Link findings and actions into a causal graph: episodes, attempts, the chain, catch-22s, pivots.
+
+The rules are ARCHITECTURE.md's ("Linking"), made concrete:
+
+* Only the strongest failure finding of each event counts (a traceback wrapper never competes
+  with the cause printed beneath it), and generic agent failures (a bare traceback, a non-zero
+  exit) only count when the session has nothing more specific.
+* A packaging failure in the output of an install command is the failure of that attempt
+  ("no such version"), not a new episode of the story.
+* Fix actions between one failure occurrence and the next are the attempts against the first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+import polars as pl
+
+from logsleuth.model import (
+    Action,
+    ActionKind,
+    Catch22,
+    CausalGraph,
+    Episode,
+    Finding,
+    GraphEdge,
+    GraphNode,
+    Outcome,
+    Relation,
+)
+
+# Categories that say "something failed" without saying what: chain-worthy only when nothing better exists.
+GENERIC = frozenset(
+    {"python_traceback", "nonzero_exit", "sibling_tool_call_errored", "user_rejected_tool_call", "api_error"}
+)
+# Failures of an install command itself: the attempt failed, the story's failure is unchanged.
+ATTEMPT_FAILURES = frozenset({"dependency_resolution_failed", "dependency_conflict_warning"})
+# Success categories that mark the goal (a package install is progress, not the goal).
+NOT_GOAL = frozenset({"package_installed"})
+PACKAGE_KINDS = frozenset(
+    {ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN, ActionKind.UNINSTALL}
+)
+_PIVOT_FLAG = re.compile(r"^--(disable|no|enforce-eager|skip)|backend$|^--(engine|load-format|quantization)$")
+_PIVOT_ENV = re.compile(r"(ATTENTION_BACKEND|_BACKEND|^SGLANG_DISABLE|^VLLM_USE_|_DISABLE_)")
+
+
+def link(
+    events: pl.DataFrame,
+    findings: Sequence[Finding],
+    actions: Sequence[Action],
+    *,
+    session: str | None = None,
+    generic: frozenset[str] = GENERIC,
+) -> CausalGraph:
+    """Build the causal graph of one session (the first session of `events` by default)."""
+    if session is None:
+        session = str(events["session"][0]) if events.height else ""
+    events = events.filter(pl.col("session") == session)
+    findings = [f for f in findings if f.session == session]
+    actions = sorted((a for a in actions if a.session == session), key=lambda a: a.seq)
+
+    call_of = _result_to_call(events)
+    failed_attempts, main = _split_failures(findings, actions, call_of, generic)
+    failed_actions = {id(a) for a, _ in failed_attempts}
+    fixes = [a for a in actions if a.kind.is_fix and id(a) not in failed_actions]
+    episodes = _episodes(main)
+    occurrences = sorted((seq, ep.id) for ep in episodes for seq in ep.occurrences)
+    by_id = {ep.id: ep for ep in episodes}
+
+    successes = sorted(
+        (f for f in findings if f.severity.value == "success" and f.category not in NOT_GOAL),
+        key=lambda f: f.seq,
+    )
+    last_failure = occurrences[-1][0] if occurrences else -1
+    first_success = next((f for f in successes if f.seq > last_failure), None)
+    end = first_success.seq if first_success else 1 << 62
+
+    builder = _Builder()
+    attempts: dict[str, list[Action]] = defaultdict(list)
+    chain: list[str] = []
+    seen_first: set[str] = set()
+    for i, (seq, ep_id) in enumerate(occurrences):
+        nxt = occurrences[i + 1] if i + 1 < len(occurrences) else None
+        stop = nxt[0] if nxt else end
+        window = [a for a in fixes if seq < a.seq < stop]
+        if _last_episode(chain) != ep_id:  # a run of did-not-fix attempts stays one step of the story
+            chain.append(ep_id)
+        seen_first.add(ep_id)
+        for a in window:
+            aid = builder.action(a)
+            attempts[ep_id].append(a)
+            builder.edge(ep_id, aid, Relation.ATTEMPTED)
+            if aid not in chain:
+                chain.append(aid)
+        if nxt is None:
+            continue
+        nxt_id = nxt[1]
+        recurs_later = any(s > stop for s in by_id[ep_id].occurrences)
+        for a in window:
+            aid = builder.action(a)
+            if nxt_id == ep_id:
+                builder.edge(aid, ep_id, Relation.DID_NOT_FIX)
+                continue
+            if not recurs_later:
+                builder.edge(aid, ep_id, Relation.RESOLVED)
+            rel = Relation.REVEALED if nxt_id not in seen_first else Relation.RECURRED
+            builder.edge(aid, nxt_id, rel)
+    if first_success is not None:
+        tail = [a for a in fixes if (last_failure < a.seq < first_success.seq)]
+        for a in tail:
+            aid = builder.action(a)
+            if occurrences:
+                builder.edge(aid, occurrences[-1][1], Relation.RESOLVED)
+            builder.edge(aid, "s1", Relation.SUCCEEDED)
+        chain.append("s1")
+
+    for a, f in failed_attempts:
+        builder.edge(builder.action(a), f"x:{f.seq}", Relation.FAILED)
+
+    pivots = tuple(p for p in find_pivots(actions) if p.seq <= end and id(p) not in failed_actions)
+    for p in pivots:
+        builder.action(p)
+    catch22 = _catch22(episodes, occurrences, fixes, attempts, builder, pivots)
+    outcome = _outcome(episodes, first_success, pivots, catch22)
+    recipe = _recipe(actions, failed_actions, first_success)
+    nodes = _nodes(episodes, builder, first_success)
+    edges = tuple(e for e in builder.edges if not e.target.startswith("x:"))
+    return CausalGraph(
+        session=session,
+        nodes=nodes,
+        edges=edges,
+        chain=tuple(chain),
+        episodes=tuple(episodes),
+        attempts={k: tuple(v) for k, v in sorted(attempts.items(), key=lambda kv: _node_order(kv[0]))},
+        failed_attempts=tuple(failed_attempts),
+        catch22=catch22,
+        pivots=pivots,
+        outcome=outcome,
+        first_success=first_success,
+        recipe=recipe,
+        node_actions=dict(builder.ids_to_actions),
+    )
+
+
+def _last_episode(chain: list[str]) -> str | None:
+    return next((n for n in reversed(chain) if n.startswith("f")), None)
+
+
+def _node_order(node_id: str) -> tuple[str, int]:
+    return node_id[:1], int(node_id[1:]) if node_id[1:].isdigit() else 0
+
+
+class _Builder:
+    """Assigns action node ids in first-use order and collects unique edges."""
+
+    def __init__(self) -> None:
+        self.ids: dict[int, str] = {}
+        self.ids_to_actions: dict[str, Action] = {}
+        self.edges: list[GraphEdge] = []
+        self._edge_set: set[tuple[str, str, Relation]] = set()
+
+    def action(self, a: Action) -> str:
+        if id(a) not in self.ids:
+            node_id = f"a{len(self.ids) + 1}"
+            self.ids[id(a)] = node_id
+            self.ids_to_actions[node_id] = a
+        return self.ids[id(a)]
+
+    def edge(self, source: str, target: str, rel: Relation) -> None:
+        key = (source, target, rel)
+        if key not in self._edge_set:
+            self._edge_set.add(key)
+            self.edges.append(GraphEdge(source, target, rel))
+
+
+def _result_to_call(events: pl.DataFrame) -> dict[int, int]:
+    """tool_result seq -> tool_call seq (same call_id)."""
+    if not events.height:
+        return {}
+    calls = events.filter((pl.col("kind") == "tool_call") & pl.col("call_id").is_not_null()).select(
+        "call_id", pl.col("seq").alias("call_seq")
+    )
+    results = events.filter((pl.col("kind") == "tool_result") & pl.col("call_id").is_not_null()).select(
+        "call_id", "seq"
+    )
+    joined = results.join(calls.unique("call_id", keep="first"), on="call_id", how="inner")
+    return dict(zip(joined["seq"].to_list(), joined["call_seq"].to_list(), strict=True))
+
+
+def _split_failures(
+    findings: Iterable[Finding],
+    actions: Sequence[Action],
+    call_of: Mapping[int, int],
+    generic: frozenset[str],
+) -> tuple[list[tuple[Action, Finding]], list[Finding]]:
+    """Strongest failure per event; attempt failures split off; generic ones only as a last resort."""
+    top: dict[int, Finding] = {}
+    for f in findings:
+        if not f.severity.is_failure:
+            continue
+        cur = top.get(f.seq)
+        if cur is None or (f.priority, f.severity.rank) > (cur.priority, cur.severity.rank):
+            top[f.seq] = f
+    package_actions: dict[int, list[Action]] = defaultdict(list)
+    for a in actions:
+        if a.kind in PACKAGE_KINDS:
+            package_actions[a.seq].append(a)
+    failed: list[tuple[Action, Finding]] = []
+    main: list[Finding] = []
+    for seq in sorted(top):
+        f = top[seq]
+        owners = package_actions.get(call_of.get(seq, -1), [])
+        if f.category in ATTEMPT_FAILURES and owners:
+            failed.extend((a, f) for a in owners)
+        elif f.category not in ATTEMPT_FAILURES:
+            main.append(f)
+    specific = [f for f in main if f.category not in generic]
+    return failed, (specific or main)
+
+
+def _episodes(main: Sequence[Finding]) -> list[Episode]:
+    groups: dict[tuple[str, str], list[Finding]] = {}
+    for f in main:
+        groups.setdefault((f.pattern, f.fingerprint), []).append(f)
+    ordered = sorted(groups.values(), key=lambda fs: fs[0].seq)
+    return [
+        Episode(
+            id=f"f{i}",
+            pattern=fs[0].pattern,
+            category=fs[0].category,
+            fingerprint=fs[0].fingerprint,
+            severity=max((f.severity for f in fs), key=lambda s: s.rank),
+            occurrences=tuple(f.seq for f in fs),
+            findings=tuple(fs),
+        )
+        for i, fs in enumerate(ordered, start=1)
+    ]
+
+
+def find_pivots(actions: Sequence[Action]) -> list[Action]:
+    """Strategy changes: a disabled feature, another backend or engine, a workaround switch.
+
+    Flags of an engine's first launch are its starting point, not a change of strategy.
+    """
+    ordered = sorted(actions, key=lambda a: a.seq)
+    launches = [a for a in ordered if a.kind is ActionKind.LAUNCH]
+    engine_at = {a.seq: a.subject for a in launches}
+    first_launch: dict[str, int] = {}
+    for a in launches:
+        first_launch.setdefault(a.subject, a.seq)
+    start = launches[0].seq if launches else -1
+    pivots: list[Action] = []
+    prev_engine: str | None = None
+    for a in ordered:
+        if a.kind is ActionKind.LAUNCH:
+            if prev_engine is not None and a.subject != prev_engine:
+                pivots.append(a)
+            prev_engine = a.subject
+        elif a.kind in (ActionKind.FLAG_ADDED, ActionKind.FLAG_CHANGED):
+            engine = engine_at.get(a.seq)
+            if engine is not None and a.seq != first_launch[engine] and _PIVOT_FLAG.search(a.subject):
+                pivots.append(a)
+        elif a.kind is ActionKind.ENV_SET and a.seq > start >= 0 and _PIVOT_ENV.search(a.subject):
+            pivots.append(a)
+    return pivots
+
+
+def _package_value(a: Action) -> str | None:
+    return a.resolved or a.value
+
+
+def _catch22(
+    episodes: Sequence[Episode],
+    occurrences: Sequence[tuple[int, str]],
+    fixes: Sequence[Action],
+    attempts: Mapping[str, list[Action]],
+    builder: _Builder,
+    pivots: Sequence[Action],
+) -> tuple[Catch22, ...]:
+    found: list[Catch22] = []
+    order = [ep for _, ep in occurrences]
+    compressed = [e for i, e in enumerate(order) if i == 0 or order[i - 1] != e]
+    transitions: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for i in range(len(compressed) - 1):
+        transitions[(compressed[i], compressed[i + 1])].append(i)
+    by_id = {ep.id: ep for ep in episodes}
+    done: set[frozenset[str]] = set()
+    # (i) the session really went back and forth, moving the same subject
+    for (a_id, b_id) in sorted(transitions):
+        if (b_id, a_id) not in transitions or frozenset((a_id, b_id)) in done:
+            continue
+        subj_a = {x.subject for x in attempts.get(a_id, []) if x.kind in PACKAGE_KINDS | {ActionKind.ENV_SET}}
+        subj_b = {x.subject for x in attempts.get(b_id, []) if x.kind in PACKAGE_KINDS | {ActionKind.ENV_SET}}
+        common = sorted(subj_a & subj_b)
+        if not common:
+            continue
+        moves = [x for x in fixes if x.subject == common[0] and x.seq > by_id[a_id].occurrences[0]]
+        found.append(
+            Catch22(
+                episodes=(a_id, b_id),
+                subject=common[0],
+                values=tuple(dict.fromkeys(v for v in (_package_value(m) for m in moves) if v)),
+                alternated=True,
+                moves=tuple(m.seq for m in moves),
+            )
+        )
+        done.add(frozenset((a_id, b_id)))
+    # (ii) a move of a package cured A and revealed B, the way back is known to bring A back, and
+    # nothing but a pivot gets past B: each known move of the subject leads to a known failure
+    pivot_ids = {id(p) for p in pivots}
+    for i in range(len(compressed) - 1):
+        a_id, b_id = compressed[i], compressed[i + 1]
+        if frozenset((a_id, b_id)) in done or by_id[b_id].occurrences[0] < by_id[a_id].occurrences[0]:
+            continue
+        movers = [x for x in attempts.get(a_id, []) if x.kind in PACKAGE_KINDS and _package_value(x)]
+        if not movers:
+            continue
+        mover = movers[-1]
+        before = [
+            x
+            for x in fixes
+            if x.subject == mover.subject and x.seq < by_id[a_id].occurrences[-1] and x.kind in PACKAGE_KINDS
+        ]
+        if not before or _package_value(before[-1]) == _package_value(mover):
+            continue
+        resolvers = [
+            builder.ids_to_actions[e.source]
+            for e in builder.edges
+            if e.target == b_id and e.relation is Relation.RESOLVED and e.source in builder.ids_to_actions
+        ]
+        if resolvers and not any(id(r) in pivot_ids for r in resolvers):
+            continue  # B was fixed the ordinary way: no trap
+        found.append(
+            Catch22(
+                episodes=(a_id, b_id),
+                subject=mover.subject,
+                values=(str(_package_value(before[-1])), str(_package_value(mover))),
+                alternated=False,
+                moves=(before[-1].seq, mover.seq),
+            )
+        )
+        done.add(frozenset((a_id, b_id)))
+    return tuple(found)
+
+
+def _outcome(
+    episodes: Sequence[Episode], success: Finding | None, pivots: Sequence[Action], catch22: Sequence[Catch22]
+) -> Outcome:
+    if not episodes:
+        return Outcome.RESOLVED
+    if success is None:
+        return Outcome.UNRESOLVED
+    first_failure = min(ep.occurrences[0] for ep in episodes)
+    pivoted = any(first_failure < p.seq < success.seq for p in pivots)
+    return Outcome.WORKED_AROUND if pivoted or catch22 else Outcome.RESOLVED
+
+
+def _recipe(actions: Sequence[Action], failed: set[int], success: Finding | None) -> tuple[str, ...]:
+    if success is None:
+        return ()
+    from logsleuth import actions as actions_mod
+
+    kept = [a for a in actions if id(a) not in failed]
+    state = actions_mod.state_at(kept, success.seq)
+    return tuple(actions_mod.recipe_lines(state))
+
+
+def _nodes(episodes: Sequence[Episode], builder: _Builder, success: Finding | None) -> tuple[GraphNode, ...]:
+    nodes = [
+        GraphNode(
+            id=ep.id,
+            type="failure",
+            seq=ep.occurrences[0],
+            label=_first_line(ep.first.text),
+            category=ep.category,
+            pattern=ep.pattern,
+        )
+        for ep in episodes
+    ]
+    for node_id, a in builder.ids_to_actions.items():
+        nodes.append(
+            GraphNode(
+                id=node_id,
+                type="action",
+                seq=a.seq,
+                label=action_label(a),
+                kind=a.kind.value,
+                subject=a.subject,
+                value=a.value,
+            )
+        )
+    if success is not None:
+        nodes.append(
+            GraphNode(id="s1", type="success", seq=success.seq, label=_first_line(success.text), category=success.category)
+        )
+    return tuple(nodes)
+
+
+def action_label(a: Action) -> str:
+    """A short human label: "install nvidia-cuda-nvcc<13.1 → 13.0.88", "set LD_LIBRARY_PATH"."""
+    kind = a.kind.value.replace("_", " ")
+    if a.kind in PACKAGE_KINDS:
+        spec = a.value or ""
+        got = f" → {a.resolved}" if a.resolved else ""
+        return f"{kind} {a.subject}{spec if spec[:1] in '<>=!~' else (' ' + spec if spec else '')}{got}"
+    if a.kind in (ActionKind.ENV_SET,):
+        return f"set {a.subject}"
+    if a.kind in (ActionKind.FLAG_ADDED, ActionKind.FLAG_CHANGED):
+        return f"{a.subject}{' ' + a.value if a.value else ''}"
+    return f"{kind} {a.subject}".strip()
+
+
+def _first_line(text: str, limit: int = 100) -> str:
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line if len(line) <= limit else line[: limit - 1] + "…"

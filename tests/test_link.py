@@ -1,0 +1,204 @@
+"""link.py on hand-built findings and actions shaped like the seed session and the other stories."""
+
+from __future__ import annotations
+
+import pytest
+
+from logsleuth.ingest.base import EventSink
+from logsleuth.link import find_pivots, link
+from logsleuth.model import Action, ActionKind, Finding, Outcome, Relation, Severity
+
+S = "sess"
+
+
+def finding(seq: int, category: str, *, prio: int = 80, sev: Severity = Severity.ERROR, fp: str = "") -> Finding:
+    return Finding(
+        pattern=category.replace("_", "-"),
+        category=category,
+        severity=sev,
+        priority=prio,
+        session=S,
+        seq=seq,
+        source="s.jsonl",
+        line=seq + 1,
+        text=f"{category} happened",
+        captures={},
+        fingerprint=fp or category,
+    )
+
+
+def action(seq: int, kind: ActionKind, subject: str, value: str | None = None, resolved: str | None = None) -> Action:
+    return Action(
+        kind=kind, subject=subject, value=value, session=S, seq=seq, source="s.jsonl", line=seq + 1,
+        command=f"{kind} {subject}", resolved=resolved,
+    )
+
+
+def events(n: int, results: dict[int, int]) -> object:
+    """n events; `results` maps tool_result seq -> tool_call seq (same call_id)."""
+    sink = EventSink(S, "s.jsonl")
+    calls = {c: r for r, c in results.items()}
+    for i in range(n):
+        if i in calls:
+            sink.add(line=i + 1, role="assistant", kind="tool_call", text="cmd", tool="Bash", call_id=f"c{i}")
+        elif i in results:
+            sink.add(line=i + 1, role="tool", kind="tool_result", text="out", call_id=f"c{results[i]}")
+        else:
+            sink.add(line=i + 1, role="assistant", kind="text", text="t")
+    return sink.frame()
+
+
+def seed_like() -> tuple[object, list[Finding], list[Action]]:
+    results = {r: r - 1 for r in (2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24)}
+    ev = events(26, results)
+    findings = [
+        finding(2, "missing_shared_library", prio=90),
+        finding(2, "python_traceback", prio=5),
+        finding(2, "sgl_kernel_wrapper", prio=10),
+        finding(4, "nvcc_not_found"),
+        finding(6, "package_installed", sev=Severity.SUCCESS),
+        finding(8, "ninja_not_found"),
+        finding(12, "cuda_toolkit_header_mismatch"),
+        finding(14, "dependency_resolution_failed"),
+        finding(18, "ptxas_unsupported_ptx_version"),
+        finding(22, "dependency_resolution_failed"),
+        finding(24, "server_ready", sev=Severity.SUCCESS),
+    ]
+    acts = [
+        action(1, ActionKind.LAUNCH, "sglang", "/models/q"),
+        action(1, ActionKind.FLAG_ADDED, "--tp", "8"),
+        action(3, ActionKind.ENV_SET, "LD_LIBRARY_PATH", "/root/venv/nvidia/cu13/lib"),
+        action(3, ActionKind.LAUNCH, "sglang", "/models/q"),
+        action(5, ActionKind.INSTALL, "nvidia-cuda-nvcc", None, resolved="13.2.78"),
+        action(7, ActionKind.LAUNCH, "sglang", "/models/q"),
+        action(9, ActionKind.INSTALL, "ninja-build"),
+        action(11, ActionKind.LAUNCH, "sglang", "/models/q"),
+        action(13, ActionKind.PIN, "nvidia-cuda-nvcc", "==13.0.26"),
+        action(15, ActionKind.PIN, "nvidia-cuda-nvcc", "<13.1", resolved="13.0.88"),
+        action(17, ActionKind.LAUNCH, "sglang", "/models/q"),
+        action(19, ActionKind.INVESTIGATE, "find"),
+        action(21, ActionKind.PIN, "nvidia-cu13", ">=13.2"),
+        action(23, ActionKind.ENV_SET, "CUDA_HOME", "/root/venv/nvidia/cu13"),
+        action(23, ActionKind.LAUNCH, "sglang", "/models/q"),
+        action(23, ActionKind.FLAG_ADDED, "--disable-cuda-graph"),
+        action(23, ActionKind.FLAG_CHANGED, "--attention-backend", "flashinfer"),
+    ]
+    return ev, findings, acts
+
+
+@pytest.fixture
+def recipe_stub(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recipe comes from actions.state_at/recipe_lines; here only linking is under test."""
+    import logsleuth.link as link_mod
+
+    monkeypatch.setattr(link_mod, "_recipe", lambda actions, failed, success: ("# recipe",) if success else ())
+
+
+def test_seed_chain_catch22_pivot_outcome(recipe_stub: None) -> None:
+    ev, findings, acts = seed_like()
+    g = link(ev, findings, acts)  # type: ignore[arg-type]
+    cats = [g.node(n).category for n in g.chain if n.startswith("f")]
+    assert cats == [
+        "missing_shared_library",
+        "nvcc_not_found",
+        "ninja_not_found",
+        "cuda_toolkit_header_mismatch",
+        "ptxas_unsupported_ptx_version",
+    ]
+    assert g.chain[-1] == "s1"
+    # each fix sits between the failure it was tried against and the one it revealed
+    labels = [g.node(n).label for n in g.chain]
+    assert labels.index("set LD_LIBRARY_PATH") == 1
+    assert "install nvidia-cuda-nvcc → 13.2.78" in labels
+    assert "pin nvidia-cuda-nvcc<13.1 → 13.0.88" in labels
+    # the failed pins are attempt failures, not steps of the story
+    assert sorted(a.value or "" for a, _ in g.failed_attempts) == ["==13.0.26", ">=13.2"]
+    assert len(g.catch22) == 1
+    c = g.catch22[0]
+    assert [g.node(e).category for e in c.episodes] == ["cuda_toolkit_header_mismatch", "ptxas_unsupported_ptx_version"]
+    assert c.subject == "nvidia-cuda-nvcc" and c.values == ("13.2.78", "13.0.88") and not c.alternated
+    assert [p.subject for p in g.pivots] == ["--disable-cuda-graph", "--attention-backend"]
+    assert g.outcome is Outcome.WORKED_AROUND
+    assert g.first_success is not None and g.first_success.seq == 24
+    rels = {(e.source, e.target, e.relation) for e in g.edges}
+    ld = g.chain[1]
+    assert (ld, "f1", Relation.RESOLVED) in rels and (ld, "f2", Relation.REVEALED) in rels
+    d = g.to_dict()
+    assert set(d) == {"nodes", "edges", "chain", "catch22", "pivots", "outcome", "recipe"}
+    assert d["outcome"] == "worked around" and d["recipe"] == ["# recipe"]
+    assert all(p.startswith("a") for p in d["pivots"])
+
+
+def test_first_launch_flags_are_not_pivots() -> None:
+    acts = [
+        action(1, ActionKind.LAUNCH, "vllm", "m"),
+        action(1, ActionKind.FLAG_ADDED, "--enforce-eager"),
+        action(5, ActionKind.LAUNCH, "vllm", "m"),
+        action(5, ActionKind.FLAG_CHANGED, "--max-model-len", "8192"),
+        action(9, ActionKind.LAUNCH, "sglang", "m"),
+    ]
+    assert [(p.kind, p.subject) for p in find_pivots(acts)] == [(ActionKind.LAUNCH, "sglang")]
+
+
+def test_did_not_fix_and_unresolved(recipe_stub: None) -> None:
+    results = {r: r - 1 for r in (2, 4, 6, 8)}
+    ev = events(9, results)
+    findings = [finding(s, "nccl_timeout", fp="allreduce") for s in (2, 4, 6, 8)]
+    acts = [
+        action(3, ActionKind.ENV_SET, "NCCL_SOCKET_IFNAME", "eth0"),
+        action(5, ActionKind.ENV_SET, "NCCL_IB_DISABLE", "1"),
+        action(7, ActionKind.ENV_SET, "NCCL_P2P_DISABLE", "1"),
+    ]
+    g = link(ev, findings, acts)  # type: ignore[arg-type]
+    assert len(g.episodes) == 1 and g.episodes[0].occurrences == (2, 4, 6, 8)
+    assert g.outcome is Outcome.UNRESOLVED and g.recipe == ()
+    assert [e.relation for e in g.edges if e.relation is Relation.DID_NOT_FIX] == [Relation.DID_NOT_FIX] * 3
+    assert g.chain[0] == "f1" and len(g.chain) == 4 and not g.catch22
+
+
+def test_ordinary_fix_chain_is_resolved_not_catch22(recipe_stub: None) -> None:
+    results = {r: r - 1 for r in (2, 4, 6, 8)}
+    ev = events(9, results)
+    findings = [
+        finding(2, "no_kernel_image_arch_mismatch"),
+        finding(6, "kv_cache_insufficient"),
+        finding(8, "server_ready", sev=Severity.SUCCESS),
+    ]
+    acts = [
+        action(0, ActionKind.INSTALL, "torch", "==2.6.0", resolved="2.6.0"),
+        action(3, ActionKind.INSTALL, "torch", None, resolved="2.7.0+cu128"),
+        action(5, ActionKind.LAUNCH, "vllm", "m"),
+        action(7, ActionKind.LAUNCH, "vllm", "m"),
+        action(7, ActionKind.FLAG_CHANGED, "--max-model-len", "8192"),
+    ]
+    g = link(ev, findings, acts)  # type: ignore[arg-type]
+    assert not g.catch22 and not g.pivots
+    assert g.outcome is Outcome.RESOLVED
+
+
+def test_alternation_is_a_catch22(recipe_stub: None) -> None:
+    results = {r: r - 1 for r in (2, 4, 6)}
+    ev = events(7, results)
+    findings = [
+        finding(2, "cuda_toolkit_header_mismatch"),
+        finding(4, "ptxas_unsupported_ptx_version"),
+        finding(6, "cuda_toolkit_header_mismatch"),
+    ]
+    acts = [
+        action(3, ActionKind.PIN, "nvidia-cuda-nvcc", "<13.1", resolved="13.0.88"),
+        action(5, ActionKind.UPGRADE, "nvidia-cuda-nvcc", None, resolved="13.2.78"),
+    ]
+    g = link(ev, findings, acts)  # type: ignore[arg-type]
+    assert len(g.catch22) == 1 and g.catch22[0].alternated
+    assert g.catch22[0].subject == "nvidia-cuda-nvcc"
+    assert [n for n in g.chain if n.startswith("f")] == ["f1", "f2", "f1"]
+    assert any(e.relation is Relation.RECURRED and e.target == "f1" for e in g.edges)
+
+
+def test_generic_failures_only_when_nothing_specific(recipe_stub: None) -> None:
+    results = {2: 1, 4: 3}
+    ev = events(5, results)
+    g = link(ev, [finding(2, "python_traceback", prio=5), finding(4, "nonzero_exit", prio=1)], [])  # type: ignore[arg-type]
+    assert [e.category for e in g.episodes] == ["python_traceback", "nonzero_exit"]
+    g2 = link(ev, [finding(2, "python_traceback", prio=5), finding(4, "cuda_oom")], [])  # type: ignore[arg-type]
+    assert [e.category for e in g2.episodes] == ["cuda_oom"]
