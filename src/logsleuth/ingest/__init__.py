@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 import polars as pl
 
 from logsleuth.errors import InputError, Location
 from logsleuth.ingest.base import Probe, ReaderSpec, make_probe
 from logsleuth.ingest.detect import by_name, detect, readers
-from logsleuth.model import IngestReport, Transcript
+from logsleuth.model import IngestReport, Skipped, Transcript
 
 
 def read(arg: str, fmt: str | None = None) -> Transcript:
@@ -31,32 +31,40 @@ def _dir_readers() -> list[ReaderSpec]:
 
 
 def discover(root: str) -> list[str]:
-    """Inputs under a folder that a reader recognises (sorted, relative to how root was given)."""
+    """Inputs under a folder that a reader recognises, sorted, as paths built on `root` as given.
+
+    A folder that a folder reader claims (an opencode storage folder, a Claude Code session folder)
+    is one input and is not descended into.
+    """
     probe = make_probe(root)
     if not probe.is_dir:
         return [root]
-    for spec in _dir_readers():
-        if spec.sniff(probe):
-            return [root]
+    if any(spec.sniff(probe) for spec in _dir_readers()):
+        return [root]
     found: list[str] = []
-    base = Path(root)
-    for path in sorted(base.rglob("*")):
-        if not path.is_file() or _inside_claimed_folder(path, base):
-            continue
-        child = str(path) if root != "." else str(path.relative_to(base))
-        try:
-            p = make_probe(child)
-            _reject_unreadable(p)
-            detect(p)
-        except InputError:
-            continue
-        found.append(child)
-    return found
-
-
-def _inside_claimed_folder(path: Path, base: Path) -> bool:
-    # Claude Code keeps subagent transcripts in <session>/subagents/: read with their parent file.
-    return "subagents" in path.relative_to(base).parts[:-1]
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        claimed = []
+        for d in dirnames:
+            child_dir = os.path.join(dirpath, d)
+            try:
+                sub = make_probe(child_dir)
+            except InputError:
+                continue
+            if any(spec.sniff(sub) for spec in _dir_readers()):
+                found.append(child_dir)
+                claimed.append(d)
+        dirnames[:] = [d for d in dirnames if d not in claimed and d != "subagents"]
+        for name in sorted(filenames):
+            child = os.path.join(dirpath, name)
+            try:
+                p = make_probe(child)
+                _reject_unreadable(p)
+                detect(p)
+            except InputError:
+                continue
+            found.append(child)
+    return sorted(found)
 
 
 def _read_folder(probe: Probe) -> Transcript:
@@ -74,7 +82,9 @@ def _read_folder(probe: Probe) -> Transcript:
         events=events.height,
         used=sum(r.used for r in reports),
         ignored=sum(r.ignored for r in reports),
-        skipped=tuple(s for r in reports for s in r.skipped),
+        skipped=tuple(
+            s if s.source else Skipped(s.line, s.reason, r.source) for r in reports for s in r.skipped
+        ),
         parts=reports,
     )
     return Transcript(events, report)

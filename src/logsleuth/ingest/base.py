@@ -63,7 +63,8 @@ class Probe:
         if self.compression == "zstd":
             import zstandard
 
-            return zstandard.ZstdDecompressor().stream_reader(raw, closefd=True)
+            # BufferedReader gives the zstd stream line iteration, which readers rely on
+            return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
         return raw
 
 

@@ -1,0 +1,475 @@
+"""Codex CLI rollout JSONL (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+
+Current layout: one `{timestamp, type, payload}` envelope per line. `session_meta` names the
+session; `response_item` carries the conversation (messages, reasoning, function / custom /
+local-shell calls and their outputs); `event_msg` mostly repeats it for the UI. Legacy layout
+(before mid 2025): a bare `{id, timestamp, instructions}` header, `{"record_type": …}` markers,
+then bare response items.
+
+Which source wins: `response_item` whenever the file has any. Then `event_msg` repeats
+(user_message, agent_message, agent_reasoning, exec_command_*, item_completed) are ignored,
+except that an `exec_command_end` exit code fills in an output that states none, an `error`
+event becomes a system error, and a completed `CommandExecution` item with no matching call
+(code mode runs commands inside one `exec` call) becomes a call plus its result. A file with
+no `response_item` at all is read from its `event_msg` / `item_completed` records instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from typing import IO, Any
+
+import orjson
+
+from logsleuth.ingest.agent_jsonl import (
+    BadRecord,
+    block_text,
+    compact_json,
+    head_records,
+    iter_raw_lines,
+    iter_records,
+    type_name,
+)
+from logsleuth.ingest.base import HEAD_BYTES, EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path
+from logsleuth.model import Kind, Role, Transcript
+
+FORMAT = "codex"
+_ENVELOPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+_ITEMS = frozenset(
+    {
+        "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+        "custom_tool_call_output", "local_shell_call", "local_shell_call_output", "web_search_call",
+    }
+)
+_SHELL_TOOLS = frozenset({"shell", "container.exec", "exec_command", "local_shell", "shell_command", "bash"})
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "pwsh", "powershell", "powershell.exe"})
+# user-role messages the harness writes (environment, AGENTS.md), not the person typing
+_INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>")
+_EXIT_RE = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$")
+_HEADER_RE = re.compile(
+    r"^(?:Chunk ID|Wall time|Exit code|Process exited with code|Process running with session ID"
+    r"|Original token count|Total output lines|Command)\b"
+)
+_UUID_RE = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
+
+Event = dict[str, Any]
+
+
+class _Reader:
+    def __init__(self, probe: Probe, report: ReportBuilder, sink: EventSink, mode: str):
+        self.report = report
+        self.sink = sink
+        self.mode = mode  # "response" | "events" | "items"
+        self.session: str | None = None
+        self.fallback = _session_from_name(probe.display)
+        self._calls: set[str] = set()  # call ids seen in response items (or events)
+        self._tools: dict[str, str] = {}
+        self._exit_codes: dict[str, int] = {}  # from exec_command_end, for outputs that state none
+
+    def read(self, f: IO[bytes]) -> None:
+        for n, _raw, value in iter_records(f, self.report):
+            try:
+                events = self._record(value)
+            except BadRecord as exc:
+                self.report.skip(n, str(exc))
+                continue
+            except Exception as exc:  # a record shape nobody foresaw must not end the read
+                self.report.skip(n, f"unusable record ({type(exc).__name__}: {exc})")
+                continue
+            if not events:
+                self.report.ignored += 1
+                continue
+            self.report.used += 1
+            sess = self.session or self.fallback
+            for ev in events:
+                self.sink.add(line=n, session=sess, **ev)
+
+    def _record(self, rec: Any) -> list[Event]:
+        if not isinstance(rec, dict):
+            raise BadRecord(f"not a JSON object ({type_name(rec)})")
+        typ = rec.get("type")
+        ts = rec.get("timestamp")
+        if typ in _ENVELOPES:
+            payload = rec.get("payload")
+            if not isinstance(payload, dict):
+                raise BadRecord(f"{typ} record without a payload object (payload is {type_name(payload)})")
+            if typ == "session_meta":
+                self._name_session(payload.get("id"))
+                return []
+            if typ == "response_item":
+                return self._item(payload, ts)
+            if typ == "event_msg":
+                return self._event(payload, ts)
+            return []  # turn_context, compacted
+        if typ is None and "record_type" in rec:
+            return []  # legacy state marker
+        if typ is None and self.session is None and isinstance(rec.get("id"), str) and "timestamp" in rec:
+            self._name_session(rec.get("id"))  # legacy header
+            return []
+        if isinstance(typ, str):
+            return self._item(rec, ts) if typ in _ITEMS else []
+        raise BadRecord("record without a type")
+
+    def _name_session(self, sid: Any) -> None:
+        # forked threads replay their parent's session_meta: the first one is this file's
+        if self.session is None and isinstance(sid, str) and sid:
+            self.session = sid
+
+    # -- response items ---------------------------------------------------------------------
+
+    def _item(self, p: dict[str, Any], ts: Any) -> list[Event]:
+        t = p.get("type")
+        base: Event = {"ts": ts}
+        if t == "message":
+            return self._message(p, base)
+        if t == "reasoning":
+            text = _reasoning_text(p)
+            return [_ev(base, Role.ASSISTANT, Kind.REASONING, text)] if text else []
+        if t in ("function_call", "custom_tool_call", "local_shell_call"):
+            return [self._call(p, base)]
+        if t in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
+            return [self._output(p, base)]
+        if t == "web_search_call":
+            action = p.get("action")
+            query = action.get("query") if isinstance(action, dict) else None
+            if not isinstance(query, str) or not query:
+                return []
+            return [_ev(base, Role.ASSISTANT, Kind.TOOL_CALL, query, tool="web_search")]
+        return []
+
+    def _message(self, p: dict[str, Any], base: Event) -> list[Event]:
+        role = p.get("role")
+        if not isinstance(role, str):
+            raise BadRecord(f"message without a role (role is {type_name(role)})")
+        content = p.get("content")
+        if not isinstance(content, (str, list)):
+            raise BadRecord(f"message content is {type_name(content)}, expected a string or a list")
+        text = block_text(content)
+        if not text.strip():
+            return []
+        return [_ev(base, _role(role, text), Kind.TEXT, text)]
+
+    def _call(self, p: dict[str, Any], base: Event) -> Event:
+        call_id = _str(p.get("call_id")) or _str(p.get("id"))
+        if p.get("type") == "local_shell_call":
+            name = "local_shell"
+            action = p.get("action")
+            command = action.get("command") if isinstance(action, dict) else None
+            text = unwrap_shell(command) if command is not None else compact_json(action)
+        else:
+            name = _str(p.get("name")) or ""
+            raw = p.get("arguments") if p.get("type") == "function_call" else p.get("input")
+            text = call_text(name, raw)
+        if call_id:
+            self._calls.add(call_id)
+            self._tools[call_id] = name
+        return _ev(base, Role.ASSISTANT, Kind.TOOL_CALL, text, tool=name or None, call_id=call_id)
+
+    def _output(self, p: dict[str, Any], base: Event) -> Event:
+        call_id = _str(p.get("call_id")) or _str(p.get("id"))
+        text, exit_code, is_error = parse_output(p.get("output"))
+        if exit_code is None and call_id in self._exit_codes:
+            exit_code = self._exit_codes.pop(call_id or "")
+            is_error = exit_code != 0 if is_error is None else is_error
+        tool = self._tools.get(call_id) if call_id else None
+        return _ev(base, Role.TOOL, Kind.TOOL_RESULT, text, tool=tool, call_id=call_id, is_error=is_error,
+                   exit_code=exit_code)
+
+    # -- event messages ---------------------------------------------------------------------
+
+    def _event(self, p: dict[str, Any], ts: Any) -> list[Event]:
+        t = p.get("type")
+        base: Event = {"ts": ts}
+        if t == "error":
+            message = p.get("message")
+            text = message if isinstance(message, str) and message else "error"
+            return [_ev(base, Role.SYSTEM, Kind.TEXT, text, is_error=True)]
+        if t == "item_completed":
+            return self._completed_item(p.get("item"), base)
+        if self.mode == "response":
+            if t == "exec_command_end":
+                code = p.get("exit_code")
+                call_id = _str(p.get("call_id"))
+                if call_id and isinstance(code, int) and not isinstance(code, bool):
+                    self._exit_codes[call_id] = code
+            return []
+        if self.mode == "items":
+            return []  # item_completed records carry this session's conversation
+        if t in ("user_message", "agent_message", "agent_reasoning"):
+            said = p.get("message") if t != "agent_reasoning" else p.get("text")
+            if not isinstance(said, str) or not said.strip():
+                return []
+            if t == "user_message":
+                return [_ev(base, _role("user", said), Kind.TEXT, said)]
+            kind = Kind.TEXT if t == "agent_message" else Kind.REASONING
+            return [_ev(base, Role.ASSISTANT, kind, said)]
+        if t == "exec_command_begin":
+            call_id = _str(p.get("call_id"))
+            if call_id:
+                self._calls.add(call_id)
+            return [_ev(base, Role.ASSISTANT, Kind.TOOL_CALL, unwrap_shell(p.get("command")), tool="shell",
+                        call_id=call_id)]
+        if t == "exec_command_end":
+            return self._command_pair(p, base, _str(p.get("call_id")))
+        return []
+
+    def _completed_item(self, item: Any, base: Event) -> list[Event]:
+        if not isinstance(item, dict):
+            return []
+        t = item.get("type")
+        if t == "CommandExecution":
+            call_id = _str(item.get("id")) or _str(item.get("call_id"))
+            if self.mode == "response" and call_id in self._calls:
+                return []  # the response items already hold this command
+            return self._command_pair(item, base, call_id)
+        if self.mode != "items":
+            return []
+        if t in ("UserMessage", "AgentMessage"):
+            text = block_text(item.get("content")) or _str(item.get("text")) or ""
+            if not text.strip():
+                return []
+            role = _role("user", text) if t == "UserMessage" else Role.ASSISTANT
+            return [_ev(base, role, Kind.TEXT, text)]
+        if t == "Reasoning":
+            parts = [s for key in ("summary_text", "raw_content", "content") for s in _strings(item.get(key))]
+            text = "\n\n".join(dict.fromkeys(parts))
+            return [_ev(base, Role.ASSISTANT, Kind.REASONING, text)] if text else []
+        return []
+
+    def _command_pair(self, p: dict[str, Any], base: Event, call_id: str | None) -> list[Event]:
+        """A finished command recorded in one record: emit its call (unless seen) and result."""
+        out: list[Event] = []
+        if call_id is None or call_id not in self._calls:
+            if call_id:
+                self._calls.add(call_id)
+            command = unwrap_shell(p.get("command"))
+            out.append(_ev(base, Role.ASSISTANT, Kind.TOOL_CALL, command, tool="shell", call_id=call_id))
+        code = p.get("exit_code", p.get("exitCode"))
+        code = code if isinstance(code, int) and not isinstance(code, bool) else None
+        text = ""
+        for key in ("aggregated_output", "aggregatedOutput", "formatted_output"):
+            if isinstance(p.get(key), str) and p[key]:
+                text = p[key]
+                break
+        else:
+            text = "\n".join(s for s in (p.get("stdout"), p.get("stderr")) if isinstance(s, str) and s)
+        is_error = code != 0 if code is not None else (True if p.get("status") == "failed" else None)
+        out.append(_ev(base, Role.TOOL, Kind.TOOL_RESULT, text, tool="shell", call_id=call_id, is_error=is_error,
+                       exit_code=code))
+        return out
+
+
+# -- pieces -------------------------------------------------------------------------------------
+
+
+def _ev(base: Event, role: Role, kind: Kind, text: str, **extra: Any) -> Event:
+    return {**base, "role": role, "kind": kind, "text": text, **extra}
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, list):
+        out = []
+        for v in value:
+            if isinstance(v, str) and v.strip():
+                out.append(v)
+            elif isinstance(v, dict) and isinstance(v.get("text"), str) and v["text"].strip():
+                out.append(v["text"])
+        return out
+    return []
+
+
+def _role(role: str, text: str) -> Role:
+    if role == "assistant":
+        return Role.ASSISTANT
+    if role == "user":
+        return Role.SYSTEM if text.lstrip().startswith(_INJECTED) else Role.USER
+    return Role.SYSTEM  # developer, system
+
+
+def _reasoning_text(p: dict[str, Any]) -> str:
+    parts = _strings(p.get("summary")) + _strings(p.get("content"))
+    return "\n\n".join(dict.fromkeys(parts))  # raw content may repeat the summary
+
+
+def unwrap_shell(command: Any) -> str:
+    """The command line a shell call ran: `["bash", "-lc", "make"]` -> `make`."""
+    if isinstance(command, list) and command and all(isinstance(c, str) for c in command):
+        inner = _script_of(command)
+        return inner if inner is not None else shlex.join(command)
+    if isinstance(command, str):
+        try:
+            parts = shlex.split(command)
+        except ValueError:
+            return command
+        inner = _script_of(parts)
+        return inner if inner is not None else command
+    return "" if command is None else compact_json(command)
+
+
+def _script_of(argv: list[str]) -> str | None:
+    """The script of `<shell> [flags] -c SCRIPT` (exactly one argument after the flag), else None."""
+    if len(argv) < 3 or os.path.basename(argv[0]).lower() not in _SHELLS:
+        return None
+    for i in range(1, len(argv) - 1):
+        flag = argv[i]
+        if not flag.startswith(("-", "/")):
+            return None
+        if flag.lower() in ("-command", "/c") or (flag.startswith("-") and not flag.startswith("--") and "c" in flag):
+            return argv[i + 1] if i + 2 == len(argv) else None
+    return None
+
+
+def call_text(name: str, raw: Any) -> str:
+    """A call's text: the command line for shell tools, else the arguments as compact JSON."""
+    shell = name in _SHELL_TOOLS or name.rsplit(".", 1)[-1] in _SHELL_TOOLS
+    args = raw
+    if isinstance(raw, str):
+        if not raw.lstrip().startswith(("{", "[")):
+            # apply_patch input, a free-form command, or a redacted argument string
+            return unwrap_shell(raw) if shell else raw
+        try:
+            args = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return raw
+    if shell and isinstance(args, dict):
+        command = args.get("command", args.get("cmd"))
+        if command is not None:
+            text = unwrap_shell(command)
+            if text:
+                return text
+    return compact_json(args)
+
+
+def parse_output(output: Any) -> tuple[str, int | None, bool | None]:
+    """(text, exit code, is_error) of a tool output in any of its shapes."""
+    if output is None:
+        return "", None, None
+    if isinstance(output, str):
+        if output.lstrip().startswith("{"):
+            try:
+                value = orjson.loads(output)
+            except orjson.JSONDecodeError:
+                value = None
+            if isinstance(value, dict) and ({"output", "metadata", "exit_code"} & value.keys()):
+                return _from_dict(value)
+        return _from_text(output)
+    if isinstance(output, dict):
+        return _from_dict(output)
+    if isinstance(output, list):
+        return _from_text(block_text(output))
+    raise BadRecord(f"tool output is {type_name(output)}, expected a string, object or list")
+
+
+def _from_dict(d: dict[str, Any]) -> tuple[str, int | None, bool | None]:
+    body = next((d[k] for k in ("output", "content", "aggregated_output", "text") if k in d), "")
+    text, code, _ = _from_text(block_text(body) if not isinstance(body, str) else body)
+    meta = d.get("metadata")
+    for v in (d.get("exit_code"), d.get("exitCode"), meta.get("exit_code") if isinstance(meta, dict) else None):
+        if isinstance(v, int) and not isinstance(v, bool):
+            code = v
+            break
+    flag = d.get("isError", d.get("is_error"))
+    is_error = flag if isinstance(flag, bool) else None
+    if code is not None and not is_error:
+        is_error = code != 0
+    return text, code, is_error
+
+
+def _from_text(s: str) -> tuple[str, int | None, bool | None]:
+    """Read and drop Codex's header (`Exit code:` / `Process exited with code`, … `Output:`)."""
+    lines = s.split("\n", 12)
+    end = None
+    for i, line in enumerate(lines[:12]):
+        if line.strip() == "Output:":
+            end = i
+            break
+        if not _HEADER_RE.match(line):
+            break
+    header = lines[:end] if end is not None else lines[:1]
+    code = None
+    for h in header:
+        m = _EXIT_RE.match(h.strip())
+        if m:
+            code = int(m.group(1))
+    if end is not None:
+        rest = s.split("\n", end + 1)
+        s = rest[end + 1] if len(rest) > end + 1 else ""
+    return s, code, (code != 0 if code is not None else None)
+
+
+def _session_from_name(display: str) -> str:
+    stem = session_from_path(display)
+    m = _UUID_RE.search(stem)
+    return m.group(1) if m else stem
+
+
+# -- reading and detection ----------------------------------------------------------------------
+
+
+def _mode(probe: Probe) -> str:
+    """Which records carry the conversation: response items unless the file has none."""
+    if b'"response_item"' in probe.head:
+        return "response"
+    has_items = b'"item_completed"' in probe.head
+    has_events = b'"event_msg"' in probe.head
+    if len(probe.head) >= HEAD_BYTES:  # look further, only for this rare shape
+        with probe.open() as f:
+            for _n, raw, _t, _e in iter_raw_lines(f):
+                if raw is None:
+                    continue
+                if b'"response_item"' in raw:
+                    return "response"
+                has_items = has_items or b'"item_completed"' in raw
+                has_events = has_events or b'"event_msg"' in raw
+    if not has_events:
+        return "response"  # legacy bare items
+    return "items" if has_items else "events"
+
+
+def read(probe: Probe) -> Transcript:
+    report = ReportBuilder(probe.display, FORMAT)
+    sink = EventSink(_session_from_name(probe.display), probe.display)
+    reader = _Reader(probe, report, sink, _mode(probe))
+    with probe.open() as f:
+        reader.read(f)
+    frame = sink.frame()
+    return Transcript(frame, report.finish(frame.height))
+
+
+_ENVELOPE_PREFIX = re.compile(
+    rb'^\s*\{"timestamp":"[^"]{0,64}","type":"(?:session_meta|response_item|event_msg|turn_context)","payload":'
+)
+
+
+def sniff(probe: Probe) -> bool:
+    if probe.is_dir:
+        return False
+    records = head_records(probe.head, 3)
+    if not records:
+        return bool(_ENVELOPE_PREFIX.match(probe.head[:256]))
+    for r in records:
+        if r.get("type") in _ENVELOPES and isinstance(r.get("payload"), dict):
+            return True
+    first = records[0]
+    if "type" not in first and isinstance(first.get("id"), str) and "timestamp" in first:
+        # legacy header: {id, timestamp, instructions?} then {"record_type": "state"} markers
+        return "instructions" in first or any("record_type" in r for r in records[1:])
+    return False
+
+
+READERS = [
+    ReaderSpec(
+        name=FORMAT,
+        sniff=sniff,
+        read=read,
+        description="Codex CLI rollout JSONL (~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl), current and legacy",
+    )
+]

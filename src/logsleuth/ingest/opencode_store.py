@@ -1,0 +1,405 @@
+"""opencode's saved sessions: `opencode export` documents, the legacy `storage/` folder, `opencode.db`.
+
+export: `{info: <session>, messages: [{info: <message>, parts: [<part>...]}], todos}`, written
+pretty-printed by `opencode export <id>`. storage/ (opencode < 1.2): `session/<projectID>/<id>.json`,
+`message/<sessionID>/<msgID>.json`, `part/<messageID>/<partID>.json`. opencode.db (opencode >= 1.2,
+drizzle): tables `session` (id, project_id, title, ..., time_created), `message` (id, session_id,
+time_created, time_updated, data) and `part` (id, message_id, session_id, time_created,
+time_updated, data), where `data` is the JSON of the message info / part without its ids.
+
+Records (the unit of `lines == used + ignored + skipped`) are session, message and part entries,
+files or rows (see opencode.py for the export's `line`). For storage and the database, `line` = the
+1-based record index in read order: sessions by (time.created, id), each session record followed by
+its message records (file/row order) and each message by its parts (by id). A storage skip names
+the offending file in `source`. Parts whose message does not exist (orphans) are counted as
+ignored. Every session is read, each with its own session id and `seq` from 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from logsleuth.errors import InputError, Location
+from logsleuth.ingest.base import EventSink, Probe, ReportBuilder, make_probe, session_from_path, transcript
+from logsleuth.ingest.opencode import EXPORT_BANNER, MessageRec, check_info, emit_messages, storage_root
+from logsleuth.model import Transcript
+
+_DB_HINT = "pass opencode's opencode.db (usually ~/.local/share/opencode/opencode.db)"
+
+
+# ---------------------------------------------------------------------------------------------
+# opencode export
+
+
+def _parse_export(text: str) -> tuple[dict[str, Any], tuple[int, str] | None]:
+    """The document, or as much of it as parses (session info + leading messages) and the error."""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        err = (exc.lineno, f"malformed or truncated JSON: {exc.msg}")
+    else:
+        return (doc, None) if isinstance(doc, dict) else ({}, (1, "export is not a JSON object"))
+    dec = json.JSONDecoder()
+    out: dict[str, Any] = {}
+    mm = re.search(r'"messages"\s*:\s*\[', text)
+    head = text[: mm.start()] if mm else text
+    im = re.search(r'"info"\s*:\s*(?=\{)', head)
+    if im:
+        with contextlib.suppress(json.JSONDecodeError):
+            out["info"] = dec.raw_decode(text, im.end())[0]
+    if not mm:
+        return out, err
+    msgs: list[Any] = []
+    pos, n = mm.end(), len(text)
+    while True:
+        while pos < n and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= n or text[pos] == "]":
+            break
+        try:
+            obj, pos = dec.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            err = (exc.lineno, f"malformed or truncated JSON: {exc.msg}")
+            break
+        msgs.append(obj)
+    out["messages"] = msgs
+    return out, err
+
+
+class _Locator:
+    """File line of each id, searched forward in document order (cheap: one pass over the text)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.multiline = "\n" in text.strip()
+        # start at the messages: the session header may name message ids (revert.messageID)
+        m = re.search(r'"messages"\s*:\s*\[', text)
+        self.pos = m.start() if m else 0
+        self.line = 1 + text.count("\n", 0, self.pos)
+
+    def find(self, ident: Any, record: int) -> int:
+        if not self.multiline:
+            return record
+        if isinstance(ident, str) and ident:
+            at = self.text.find(json.dumps(ident), self.pos)
+            if at >= 0:
+                self.line += self.text.count("\n", self.pos, at)
+                self.pos = at
+        return self.line
+
+
+def read_export(probe: Probe) -> Transcript:
+    display = probe.display
+    with probe.open() as f:
+        text = f.read().decode("utf-8", errors="replace")
+    # blank out a stderr banner in place, so that file lines stay true
+    text = EXPORT_BANNER.sub(lambda m: " " * len(m.group(0)), text, count=1)
+    doc, err = _parse_export(text)
+    rep = ReportBuilder(display, "opencode-export")
+    info = doc.get("info")
+    default_session = info.get("id") if isinstance(info, dict) and isinstance(info.get("id"), str) else None
+    sink = EventSink(default_session or session_from_path(display), display)
+    loc = _Locator(text)
+    rep.lines += 1  # the session header
+    raw_msgs = doc.get("messages")
+    if not isinstance(raw_msgs, list):
+        rep.skip(1, "export has no `messages` list" if err is None else err[1])
+        return transcript(sink, rep)
+    rep.ignored += 1
+    record = 1
+    messages: list[MessageRec] = []
+    for entry in raw_msgs:
+        record += 1
+        rep.lines += 1
+        m_info = entry.get("info") if isinstance(entry, dict) else None
+        mid = m_info.get("id") if isinstance(m_info, dict) else None
+        line = loc.find(mid, record)
+        if not isinstance(entry, dict):
+            rep.skip(line, "message is not an object")
+            continue
+        parts = entry.get("parts")
+        if not isinstance(parts, list):
+            rep.skip(line, "message `parts` is not a list")
+            continue
+        problem = check_info(m_info)
+        sid = m_info.get("sessionID") if isinstance(m_info, dict) else None
+        msg = MessageRec(
+            id=mid if isinstance(mid, str) else "",
+            session=sid if isinstance(sid, str) and sid else sink.session,
+            info=None if problem else m_info,
+            line=line,
+            problem=problem,
+        )
+        for part in parts:
+            record += 1
+            rep.lines += 1
+            pid = part.get("id") if isinstance(part, dict) else None
+            msg.parts.append((part, loc.find(pid, record), ""))
+        messages.append(msg)
+    emit_messages(messages, sink, rep)
+    if err is not None:
+        rep.lines += 1
+        rep.skip(err[0] if loc.multiline else record + 1, err[1])
+    return transcript(sink, rep)
+
+
+# ---------------------------------------------------------------------------------------------
+# storage folder
+
+
+def _load(path: Path) -> tuple[Any, str]:
+    """(object, "") or (None, why the file is unusable)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, f"cannot read: {exc.strerror or exc}"
+    try:
+        obj = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "invalid UTF-8"
+    except json.JSONDecodeError as exc:
+        return None, f"malformed JSON: {exc.msg} (line {exc.lineno})"
+    if not isinstance(obj, dict):
+        return None, "not a JSON object"
+    return obj, ""
+
+
+def _created(obj: Any) -> float:
+    t = obj.get("time") if isinstance(obj, dict) else None
+    c = t.get("created") if isinstance(t, dict) else None
+    return float(c) if isinstance(c, (int, float)) and not isinstance(c, bool) else 0.0
+
+
+def _json_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.json") if p.is_file()) if folder.is_dir() else []
+
+
+def read_storage(probe: Probe) -> Transcript:
+    display = probe.display
+    if probe.path is None or not probe.is_dir:
+        raise InputError("not a folder", Location(display), "pass opencode's storage/ folder")
+    if (probe.path / "opencode.db").is_file():
+        # the data folder of opencode >= 1.2: the database holds everything storage/ ever held
+        return read_db(make_probe(str(Path(display) / "opencode.db")))
+    root = storage_root(probe.path)
+    if root is None:
+        raise InputError(
+            "not an opencode storage folder (needs message/ and part/ or session/)",
+            Location(display),
+            "pass ~/.local/share/opencode/storage",
+        )
+    shown = Path(display) / root.relative_to(probe.path)
+    rep = ReportBuilder(display, "opencode-storage")
+    sink = EventSink(session_from_path(display), display)
+
+    sessions: dict[str, tuple[float, Path | None, str]] = {}  # id -> (created, file, problem)
+    for f in sorted((root / "session").glob("*/*.json")):
+        obj, problem = _load(f)
+        sid = obj.get("id") if obj is not None and isinstance(obj.get("id"), str) else f.stem
+        sessions[sid] = (_created(obj), f, problem)
+    msg_root = root / "message"
+    for d in sorted(msg_root.iterdir()) if msg_root.is_dir() else []:
+        if d.is_dir() and d.name not in sessions:
+            sessions[d.name] = (0.0, None, "")
+
+    record = 0
+    seen: set[str] = set()
+    for sid in sorted(sessions, key=lambda s: (sessions[s][0], s)):
+        _, sfile, sproblem = sessions[sid]
+        if sfile is not None:
+            record += 1
+            rep.lines += 1
+            if sproblem:
+                rep.skip(record, sproblem, str(shown / sfile.relative_to(root)))
+            else:
+                rep.ignored += 1
+        messages: list[MessageRec] = []
+        for f in _json_files(msg_root / sid):
+            record += 1
+            rep.lines += 1
+            info, problem = _load(f)
+            problem = problem or check_info(info)
+            msg = MessageRec(
+                id=info.get("id") if info is not None and isinstance(info.get("id"), str) else f.stem,
+                session=sid,
+                info=None if problem else info,
+                line=record,
+                problem=problem,
+                source=str(shown / f.relative_to(root)),
+            )
+            seen.add(f.stem)
+            for pf in _json_files(root / "part" / f.stem):
+                record += 1
+                rep.lines += 1
+                part, pproblem = _load(pf)
+                psource = str(shown / pf.relative_to(root))
+                if pproblem:
+                    rep.skip(record, pproblem, psource)
+                else:
+                    part.setdefault("id", pf.stem)
+                    msg.parts.append((part, record, psource))
+            messages.append(msg)
+        emit_messages(messages, sink, rep)
+    part_root = root / "part"
+    for d in sorted(part_root.iterdir()) if part_root.is_dir() else []:
+        if d.is_dir() and d.name not in seen:
+            orphans = len(_json_files(d))
+            rep.lines += orphans
+            rep.ignored += orphans
+    return transcript(sink, rep)
+
+
+# ---------------------------------------------------------------------------------------------
+# opencode.db
+
+
+@contextmanager
+def _db_file(probe: Probe) -> Iterator[Path]:
+    """A path sqlite can open: the file itself, or a temporary copy of stdin / a compressed file."""
+    if probe.path is not None and probe.compression is None:
+        yield probe.path
+        return
+    fd, name = tempfile.mkstemp(suffix=".db")
+    try:
+        with os.fdopen(fd, "wb") as out, probe.open() as src:
+            shutil.copyfileobj(src, out)
+        yield Path(name)
+    finally:
+        os.unlink(name)
+
+
+def _text(v: Any) -> str:
+    if isinstance(v, bytes):
+        return v.decode("utf-8", errors="replace")
+    return "" if v is None else str(v)
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {_text(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _connect(path: Path, display: str) -> sqlite3.Connection:
+    """Open read-only; a WAL database in a read-only folder needs `immutable` to open at all."""
+    last: sqlite3.DatabaseError | None = None
+    for query in ("mode=ro", "mode=ro&immutable=1"):
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = sqlite3.connect(path.resolve().as_uri() + "?" + query, uri=True)
+            conn.text_factory = bytes  # invalid UTF-8 in a row must skip that row, not abort the read
+            tables = {_text(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            if conn is not None:
+                conn.close()
+            last = exc
+            continue
+        if not {"message", "part"} <= tables or not (
+            {"id", "session_id", "data"} <= _columns(conn, "message")
+            and {"id", "message_id", "data"} <= _columns(conn, "part")
+        ):
+            conn.close()
+            raise InputError("not an opencode database (no message/part tables with data)", Location(display), _DB_HINT)
+        return conn
+    raise InputError(f"not a readable SQLite database: {last}", Location(display), _DB_HINT)
+
+
+def _row_json(data: Any) -> tuple[Any, str]:
+    if data is None:
+        return None, "row has no data"
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    try:
+        obj = json.loads(bytes(data).decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "invalid UTF-8 in data"
+    except (json.JSONDecodeError, TypeError) as exc:
+        return None, f"malformed JSON in data: {getattr(exc, 'msg', exc)}"
+    if not isinstance(obj, dict):
+        return None, "data is not a JSON object"
+    return obj, ""
+
+
+def _sessions(conn: sqlite3.Connection) -> list[tuple[str, bool]]:
+    """(session id, has a session row) in read order: by time_created, then id."""
+    created: dict[str, float] = {}
+    rows: set[str] = set()
+    tables = {_text(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "session" in tables and "id" in (cols := _columns(conn, "session")):
+        sel = "SELECT id, time_created FROM session" if "time_created" in cols else "SELECT id, 0 FROM session"
+        for sid, tc in conn.execute(sel):
+            rows.add(_text(sid))
+            created[_text(sid)] = float(tc) if isinstance(tc, (int, float)) else 0.0
+    for (sid,) in conn.execute("SELECT DISTINCT session_id FROM message"):
+        created.setdefault(_text(sid), 0.0)
+    return [(s, s in rows) for s in sorted(created, key=lambda s: (created[s], s))]
+
+
+def _read_conn(conn: sqlite3.Connection, display: str) -> Transcript:
+    rep = ReportBuilder(display, "opencode-db")
+    sink = EventSink(session_from_path(display), display)
+    order = "m.time_created, m.id" if "time_created" in _columns(conn, "message") else "m.id"
+    query = (
+        "SELECT m.id, m.data, p.id, p.data FROM message m LEFT JOIN part p ON p.message_id = m.id "
+        f"WHERE m.session_id = ? ORDER BY {order}, p.id"
+    )
+    record = joined = 0
+    for sid, has_row in _sessions(conn):
+        if has_row:
+            record += 1
+            rep.lines += 1
+            rep.ignored += 1
+        messages: list[MessageRec] = []
+        current: MessageRec | None = None
+        for mid_raw, mdata, pid_raw, pdata in conn.execute(query, (sid,)):
+            mid = _text(mid_raw)
+            if current is None or current.id != mid:
+                record += 1
+                rep.lines += 1
+                info, problem = _row_json(mdata)
+                problem = problem or check_info(info)
+                current = MessageRec(
+                    id=mid, session=sid, info=None if problem else info, line=record,
+                    problem=f"{problem} (message {mid})" if problem else "",
+                )
+                messages.append(current)
+            if pid_raw is None:
+                continue  # a message without parts (LEFT JOIN)
+            record += 1
+            rep.lines += 1
+            joined += 1
+            pid = _text(pid_raw)
+            part, pproblem = _row_json(pdata)
+            if pproblem:
+                rep.skip(record, f"{pproblem} (part {pid})")
+                continue
+            part.setdefault("id", pid)  # the data column omits the ids
+            current.parts.append((part, record, ""))
+        emit_messages(messages, sink, rep)
+    total_parts = conn.execute("SELECT count(*) FROM part").fetchone()[0]
+    orphans = int(total_parts) - joined
+    rep.lines += orphans
+    rep.ignored += orphans
+    return transcript(sink, rep)
+
+
+def read_db(probe: Probe) -> Transcript:
+    display = probe.display
+    if probe.is_dir:
+        raise InputError("is a directory", Location(display), _DB_HINT)
+    with _db_file(probe) as path:
+        conn = _connect(path, display)
+        try:
+            return _read_conn(conn, display)
+        except sqlite3.DatabaseError as exc:
+            raise InputError(f"corrupt SQLite database: {exc}", Location(display), _DB_HINT) from exc
+        finally:
+            conn.close()
