@@ -37,3 +37,14 @@ def event_rows(frame: Any) -> list[dict[str, Any]]:
     for r in rows:
         r["ts"] = iso(r["ts"])
     return rows
+
+
+def plain(obj: Any) -> Any:
+    """Datetimes to ISO strings, tuples to lists: a tree JSON and templates can take as is."""
+    if isinstance(obj, datetime):
+        return iso(obj)
+    if isinstance(obj, dict):
+        return {k: plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [plain(v) for v in obj]
+    return obj

@@ -64,7 +64,7 @@ def link(
     call_of = _result_to_call(events)
     failed_attempts, main = _split_failures(findings, actions, call_of, generic)
     failed_actions = {id(a) for a, _ in failed_attempts}
-    fixes = [a for a in actions if a.kind.is_fix and id(a) not in failed_actions]
+    fixes = _changes([a for a in actions if a.kind.is_fix and id(a) not in failed_actions])
     episodes = _episodes(main)
     occurrences = sorted((seq, ep.id) for ep in episodes for seq in ep.occurrences)
     by_id = {ep.id: ep for ep in episodes}
@@ -142,6 +142,27 @@ def link(
         recipe=recipe,
         node_actions=dict(builder.ids_to_actions),
     )
+
+
+def _changes(fixes: Sequence[Action]) -> list[Action]:
+    """Drop restatements. Every ssh command re-exports its variables, which changes nothing: an
+    env value set before is not news. A package moved back to an earlier version is."""
+    last_pkg: dict[str, str | None] = {}
+    seen: set[tuple[str, str, str | None]] = set()
+    out = []
+    for a in fixes:
+        if a.kind in PACKAGE_KINDS:
+            value = _package_value(a)
+            if last_pkg.get(a.subject, "\0") == value:
+                continue
+            last_pkg[a.subject] = value
+        elif a.kind is not ActionKind.FILE_EDIT:
+            key = (a.kind.value, a.subject, a.value)
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(a)
+    return out
 
 
 def _last_episode(chain: list[str]) -> str | None:

@@ -360,3 +360,25 @@ class CausalGraph:
             "outcome": self.outcome.value,
             "recipe": list(self.recipe),
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A hedged statement of the assistant, to be checked later against what happened (see reasoning.py).
+
+    `kind` says what sort of claim it is: `cause` (a hedged diagnosis), `expectation` (what an action
+    should do), `option` (a move being weighed) or `belief` (any other hedged fact).
+    """
+
+    seq: int
+    text: str
+    subject_entities: tuple[tuple[str, str], ...]  # (label, text), as in Sentence.entities
+    kind: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "text": self.text,
+            "subject_entities": [list(e) for e in self.subject_entities],
+            "kind": self.kind,
+        }

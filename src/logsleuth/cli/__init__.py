@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import sys
 
-from logsleuth.cli import events as _events  # noqa: F401  (registers commands)
+from logsleuth.cli import analyze as _analyze  # noqa: F401  (registers commands)
+from logsleuth.cli import classify as _classify  # noqa: F401
+from logsleuth.cli import events as _events  # noqa: F401
+from logsleuth.cli import index as _index  # noqa: F401
+from logsleuth.cli import patterns as _patterns  # noqa: F401
 from logsleuth.cli.app import app, fail
 from logsleuth.errors import ExitCode
 

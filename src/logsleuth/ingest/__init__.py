@@ -8,7 +8,7 @@ import polars as pl
 
 from logsleuth.errors import InputError, Location
 from logsleuth.ingest.base import Probe, ReaderSpec, make_probe
-from logsleuth.ingest.detect import by_name, detect, readers
+from logsleuth.ingest.detect import by_name, detect, readers, sniff_safely
 from logsleuth.model import IngestReport, Skipped, Transcript
 
 
@@ -16,14 +16,29 @@ def read(arg: str, fmt: str | None = None) -> Transcript:
     """Read one input (path, folder or `-`). A folder no single reader claims is read file by file."""
     probe = make_probe(arg)
     if fmt:
-        return by_name(fmt).read(probe)
+        return _guarded(by_name(fmt), probe)
     if probe.is_dir:
         for spec in _dir_readers():
-            if spec.sniff(probe):
-                return spec.read(probe)
+            if sniff_safely(spec, probe):
+                return _guarded(spec, probe)
         return _read_folder(probe)
     _reject_unreadable(probe)
-    return detect(probe).read(probe)
+    return _guarded(detect(probe), probe)
+
+
+def _guarded(spec: ReaderSpec, probe: Probe) -> Transcript:
+    """Run a reader; JSON nested deeper than the parser's stack is an input problem, not a crash.
+
+    Readers skip such records themselves where they can; this is the net for a whole document.
+    """
+    try:
+        return spec.read(probe)  # type: ignore[no-any-return]
+    except RecursionError as exc:
+        raise InputError(
+            "JSON nested too deeply to parse",
+            Location(probe.display),
+            f"no {spec.name} record nests this deep: check that this is the right file",
+        ) from exc
 
 
 def _dir_readers() -> list[ReaderSpec]:
@@ -39,7 +54,7 @@ def discover(root: str) -> list[str]:
     probe = make_probe(root)
     if not probe.is_dir:
         return [root]
-    if any(spec.sniff(probe) for spec in _dir_readers()):
+    if any(sniff_safely(spec, probe) for spec in _dir_readers()):
         return [root]
     found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
@@ -51,7 +66,7 @@ def discover(root: str) -> list[str]:
                 sub = make_probe(child_dir)
             except InputError:
                 continue
-            if any(spec.sniff(sub) for spec in _dir_readers()):
+            if any(sniff_safely(spec, sub) for spec in _dir_readers()):
                 found.append(child_dir)
                 claimed.append(d)
         dirnames[:] = [d for d in dirnames if d not in claimed and d != "subagents"]
@@ -96,8 +111,23 @@ def _reject_unreadable(probe: Probe) -> None:
     if not probe.head:
         raise InputError("empty file", Location(probe.display), "nothing to analyse")
     sample = probe.head[:8192]
-    if b"\x00" in sample and sample.count(b"\x00") > len(sample) // 100:
+    if _looks_binary(sample):
         raise InputError("binary file (not a transcript or text log)", Location(probe.display))
+
+
+_CONTROL = bytes(c for c in range(32) if c not in b"\t\n\r\x0c\x1b\x08")
+
+
+def _looks_binary(sample: bytes) -> bool:
+    """NULs, or a tenth of the text being control bytes or invalid UTF-8: no log looks like that.
+
+    A few stray NULs or Latin-1 bytes in a real log stay readable (readers drop or replace them).
+    """
+    if sample.count(b"\x00") > len(sample) // 100:
+        return True
+    text = sample.decode("utf-8", "replace")
+    odd = text.count("\ufffd") + len(sample) - len(sample.translate(None, _CONTROL))
+    return odd > max(4, len(text) // 10)
 
 
 __all__ = ["discover", "read"]

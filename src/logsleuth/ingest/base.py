@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from logsleuth.errors import InputError, Location
 from logsleuth.model import EVENT_SCHEMA, IngestReport, Kind, Role, Skipped, Transcript
 
 HEAD_BYTES = 64 * 1024
+# iter_lines never holds more of one line than this (readers skip such lines as overlong)
+MAX_LINE_BYTES = 16 * 1024 * 1024
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -102,9 +105,15 @@ def make_probe(arg: str) -> Probe:
         probe = Probe(display="-", path=None, is_dir=False, head=b"", compression=comp, spool=spool)
         return _with_head(probe)
     path = Path(arg)
-    if not path.exists():
+    try:
+        exists, is_dir = path.exists(), path.is_dir()
+    except PermissionError as exc:  # a folder on the way cannot be searched
+        raise InputError("permission denied", Location(arg), "check the permissions of its folders") from exc
+    except OSError as exc:  # a name too long, a broken mount, …
+        raise InputError(f"cannot access: {exc.strerror or exc}", Location(arg)) from exc
+    if not exists:
         raise InputError("no such file or directory", Location(arg), "check the path")
-    if path.is_dir():
+    if is_dir:
         if not os.access(path, os.R_OK | os.X_OK):
             raise InputError("permission denied", Location(arg))
         return Probe(display=arg, path=path, is_dir=True, head=b"")
@@ -135,16 +144,27 @@ def _with_head(probe: Probe) -> Probe:
     return Probe(probe.display, probe.path, probe.is_dir, head, probe.compression, probe.spool)
 
 
-def iter_lines(f: IO[bytes]) -> Iterator[tuple[int, bytes]]:
-    """Yield (1-based line number, line without the line ending). Streams: one line in memory at a time."""
+def iter_lines(f: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
+    """Yield (1-based line number, line without the line ending). Streams: one line in memory at a time.
+
+    A line longer than `max_bytes` comes back as its first `max_bytes + 1` bytes, so that
+    `len(line) > limit` tells a reader it is overlong; the rest of it is skipped unread, so that a
+    runaway line (a 200 MB blob, a binary file without newlines) never has to fit in memory.
+    """
     n = 0
-    for n, raw in enumerate(f, start=1):
-        line = raw
-        if line.endswith(b"\n"):
-            line = line[:-1]
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        yield n, line
+    readline = f.readline
+    while raw := readline(max_bytes + 1):
+        n += 1
+        if len(raw) > max_bytes and not raw.endswith(b"\n"):
+            while (rest := readline(1 << 20)) and not rest.endswith(b"\n"):
+                pass
+            yield n, raw
+            continue
+        if raw.endswith(b"\n"):
+            raw = raw[:-1]
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]
+        yield n, raw
 
 
 def parse_ts(value: Any) -> datetime | None:
@@ -213,7 +233,24 @@ class EventSink:
         c["exit_code"].append(exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None)
 
     def frame(self) -> pl.DataFrame:
-        return pl.DataFrame(self._cols, schema=EVENT_SCHEMA)
+        try:
+            return pl.DataFrame(self._cols, schema=EVENT_SCHEMA)
+        except UnicodeEncodeError:
+            # a lone surrogate (`"\ud800"` decoded by the json module) cannot become UTF-8: replace
+            # it with U+FFFD rather than lose the input; checked only on failure, so the usual
+            # path costs nothing
+            for col in ("session", "source", "tool", "call_id", "text"):
+                self._cols[col] = [_valid_utf8(v) for v in self._cols[col]]
+            return pl.DataFrame(self._cols, schema=EVENT_SCHEMA)
+
+
+def _valid_utf8(value: str | None) -> str | None:
+    if value is None:
+        return None
+    return _SURROGATE.sub("\ufffd", value)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ReportBuilder:

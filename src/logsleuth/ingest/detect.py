@@ -45,11 +45,19 @@ def by_name(name: str) -> ReaderSpec:
     raise UsageError(f"unknown format {name!r}", hint="one of: " + ", ".join(format_names()))
 
 
+def sniff_safely(spec: ReaderSpec, probe: Probe) -> bool:
+    """A sniffer is a guess over hostile bytes: one that breaks (deep nesting, odd types) says no."""
+    try:
+        return bool(spec.sniff(probe))
+    except (RecursionError, ValueError, TypeError, AttributeError, KeyError, IndexError, UnicodeError):
+        return False
+
+
 def detect(probe: Probe) -> ReaderSpec:
     """The first reader whose sniff accepts the probe, or a FormatError naming what was tried."""
     tried = []
     for r in readers():
-        if r.sniff(probe):
+        if sniff_safely(r, probe):
             return r
         tried.append(r.name)
     what = "directory" if probe.is_dir else "file"

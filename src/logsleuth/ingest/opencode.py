@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from logsleuth.ingest.base import (
+    MAX_LINE_BYTES,
     EventSink,
     Probe,
     ReaderSpec,
@@ -286,6 +287,9 @@ def read_run(probe: Probe) -> Transcript:
         if not raw.strip():
             rep.ignored += 1
             continue
+        if len(raw) > MAX_LINE_BYTES:
+            rep.skip(n, f"line longer than {MAX_LINE_BYTES >> 20} MiB")
+            continue
         try:
             rec = json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError:
@@ -293,6 +297,9 @@ def read_run(probe: Probe) -> Transcript:
             continue
         except json.JSONDecodeError as exc:
             rep.skip(n, f"malformed JSON: {exc.msg}")
+            continue
+        except RecursionError:
+            rep.skip(n, "JSON nested too deeply")
             continue
         if not isinstance(rec, dict):
             rep.skip(n, "line is not a JSON object")

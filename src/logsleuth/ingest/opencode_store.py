@@ -47,6 +47,8 @@ def _parse_export(text: str) -> tuple[dict[str, Any], tuple[int, str] | None]:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         err = (exc.lineno, f"malformed or truncated JSON: {exc.msg}")
+    except RecursionError:
+        err = (1, "JSON nested too deeply")
     else:
         return (doc, None) if isinstance(doc, dict) else ({}, (1, "export is not a JSON object"))
     dec = json.JSONDecoder()
@@ -55,7 +57,7 @@ def _parse_export(text: str) -> tuple[dict[str, Any], tuple[int, str] | None]:
     head = text[: mm.start()] if mm else text
     im = re.search(r'"info"\s*:\s*(?=\{)', head)
     if im:
-        with contextlib.suppress(json.JSONDecodeError):
+        with contextlib.suppress(json.JSONDecodeError, RecursionError):
             out["info"] = dec.raw_decode(text, im.end())[0]
     if not mm:
         return out, err
@@ -70,6 +72,9 @@ def _parse_export(text: str) -> tuple[dict[str, Any], tuple[int, str] | None]:
             obj, pos = dec.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             err = (exc.lineno, f"malformed or truncated JSON: {exc.msg}")
+            break
+        except RecursionError:
+            err = (1 + text.count("\n", 0, pos), "JSON nested too deeply")
             break
         msgs.append(obj)
     out["messages"] = msgs
@@ -169,6 +174,8 @@ def _load(path: Path) -> tuple[Any, str]:
         return None, "invalid UTF-8"
     except json.JSONDecodeError as exc:
         return None, f"malformed JSON: {exc.msg} (line {exc.lineno})"
+    except RecursionError:
+        return None, "JSON nested too deeply"
     if not isinstance(obj, dict):
         return None, "not a JSON object"
     return obj, ""
@@ -323,6 +330,8 @@ def _row_json(data: Any) -> tuple[Any, str]:
         return None, "invalid UTF-8 in data"
     except (json.JSONDecodeError, TypeError) as exc:
         return None, f"malformed JSON in data: {getattr(exc, 'msg', exc)}"
+    except RecursionError:
+        return None, "JSON nested too deeply in data"
     if not isinstance(obj, dict):
         return None, "data is not a JSON object"
     return obj, ""

@@ -1,0 +1,2 @@
+def files() -> dict[str, str]:
+    return {}

@@ -1,0 +1,365 @@
+"""One unwrapped simple command -> the actions it stands for (drafts; versions are filled in later).
+
+The order of drafts is the order within the command: `VAR=v` prefixes first, then the command's
+own actions (a launch before its flag moves, packages in the order written).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from logsleuth.actions.launch import LaunchInfo, launch_info
+from logsleuth.actions.packages import PkgCmd, Req, parse_package
+from logsleuth.actions.shellparse import Cmd, basename
+from logsleuth.model import ActionKind as K
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    kind: K
+    subject: str
+    value: str | None
+    command: str
+    pkg: PkgCmd | None = None
+    req: Req | None = None
+    launch: LaunchInfo | None = None
+
+
+_INVESTIGATE = frozenset({
+    "ls", "ll", "la", "dir", "find", "fd", "cat", "bat", "head", "tail", "less", "more", "grep", "egrep", "fgrep",
+    "rg", "ag", "ack", "which", "whereis", "type", "file", "stat", "du", "df", "free", "top", "htop", "nvtop",
+    "ps", "pgrep", "pidof", "lsof", "ss", "netstat", "ldd", "nm", "objdump", "readelf", "strings", "cuobjdump",
+    "nvdisasm", "nvidia-smi", "nvitop", "gpustat", "env", "printenv", "echo", "printf", "pwd", "whoami",
+    "hostname", "uname", "date", "uptime", "id", "lscpu", "lspci", "lsblk", "nproc", "dmesg", "journalctl", "wc",
+    "sort", "uniq", "diff", "cmp", "md5sum", "sha256sum", "tree", "realpath", "readlink", "dirname", "jq", "sleep",
+    "watch", "awk", "cut", "tr", "column", "xxd", "hexdump", "od", "ip", "ping", "nc", "getent", "locale",
+    "ulimit", "history", "man", "tldr", "screen", "tmux", "command", "hash", "sed", "zcat", "zgrep",
+    "nvcc-version", "ibstat", "ibv_devinfo", "numastat", "vmstat", "iostat", "sensors", "timedatectl", "basename",
+})
+_GIT_LOOK = frozenset({"status", "log", "diff", "show", "branch", "remote", "rev-parse", "describe", "ls-files",
+                       "blame", "grep", "tag", "shortlog", "reflog", "ls-remote", "config"})
+_SERVICE_VERBS = frozenset({"restart", "start", "stop", "reload", "kill", "try-restart", "reload-or-restart",
+                            "daemon-reload", "enable", "disable", "up", "down", "rm"})
+_LOCAL = re.compile(r"(^|//|@)(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])([:/]|$)|/health|/v1/models|/get_model_info|"
+                    r"/metrics|/server_info|/ping")
+_WRITES = re.compile(r"\.write\(|write_text|write_bytes|open\([^)]*['\"][wa]b?['\"]|shutil\.|os\.(remove|rename|system)|"
+                     r"subprocess|\.unlink\(")
+_PYTHON = re.compile(r"^(python|python\d(\.\d+)?|pypy3?)$")
+_BUILD_PROGS = frozenset({"make", "gmake", "cmake", "ninja", "bazel", "meson", "scons"})
+
+
+def classify(cmd: Cmd) -> list[Draft]:
+    text = cmd.display()
+    out = [Draft(K.ENV_SET, k, v, text) for k, v in cmd.assigns if cmd.argv or _envish(k)]
+    if not cmd.argv:
+        return out
+    if not cmd.parsed:
+        return [Draft(K.RUN, cmd.prog or "?", None, " ".join(cmd.argv)[:300])]
+    body = _argv(cmd, text)
+    if cmd.stage > 0:  # `| tail -5`, `| grep x`: filters; only a real change (`| sudo tee /etc/x`) counts
+        body = [d for d in body if d.kind.is_fix]
+    return out + body
+
+
+def _envish(name: str) -> bool:
+    return name.isupper() or name.startswith(("NCCL_", "CUDA", "LD_"))
+
+
+def _argv(cmd: Cmd, text: str) -> list[Draft]:
+    argv, prog, args = cmd.argv, cmd.prog, list(cmd.argv[1:])
+    if len(args) == 1 and args[0] in ("--version", "-V", "--help", "-h", "version"):
+        return [_look(prog, args, text)]
+    for handler in (_env, _package, _launch, _edit, _service, _build, _python, _git, _docker):
+        drafts = handler(cmd, prog, args, text)
+        if drafts is not None:
+            return drafts
+    if prog in _INVESTIGATE:
+        return [_look(prog, args, text)]
+    if prog in ("curl", "wget", "http", "httpie"):
+        local = any(_LOCAL.search(a) for a in args)
+        writes = any(a in ("-o", "-O", "--output", "--remote-name") for a in args) or prog == "wget"
+        return [_look(prog, args, text) if local and not writes else Draft(K.RUN, prog, _join(args), text)]
+    if prog in ("ldconfig",) and "-p" in args:
+        return [_look(prog, args, text)]
+    return [Draft(K.RUN, prog or argv[0], _join(args), text)]
+
+
+def _join(args: list[str], limit: int = 120) -> str | None:
+    s = " ".join(args)
+    return (s if len(s) <= limit else s[: limit - 1] + "…") or None
+
+
+def _look(prog: str, args: list[str], text: str) -> Draft:
+    return Draft(K.INVESTIGATE, prog, _join(args), text)
+
+
+def _operands(args: list[str], with_arg: str = "") -> list[str]:
+    out, j = [], 0
+    while j < len(args):
+        a = args[j]
+        if a.startswith("-") and len(a) > 1:
+            j += 2 if len(a) == 2 and a[1] in with_arg else 1
+            continue
+        out.append(a)
+        j += 1
+    return out
+
+
+# ---------------------------------------------------------------- environment
+
+
+def _env(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
+    if prog in ("export", "declare", "typeset"):
+        unset = "-n" in args
+        out = []
+        for a in args:
+            if m := re.match(r"^([A-Za-z_][A-Za-z0-9_]*)=", a):
+                out.append(Draft(K.ENV_UNSET if unset else K.ENV_SET, m.group(1), a[m.end() :], text))
+            elif unset and not a.startswith("-"):
+                out.append(Draft(K.ENV_UNSET, a, None, text))
+        return out or ([_look(prog, args, text)] if not args or args == ["-p"] else [])
+    if prog == "unset":
+        return [Draft(K.ENV_UNSET, a, None, text) for a in args if not a.startswith("-")] if "-f" not in args else []
+    if prog in ("source", ".") and args:
+        path = args[0]
+        subject = path[: -len("/bin/activate")] if path.endswith("/bin/activate") else path
+        return [Draft(K.ENV_ACTIVATE, subject or path, None, text)]
+    if prog in ("conda", "mamba", "micromamba") and args[:1] == ["activate"]:
+        return [Draft(K.ENV_ACTIVATE, args[1] if len(args) > 1 else "base", prog, text)]
+    if prog in ("workon", "pyenv") and args:
+        name = args[-1]
+        if prog == "workon" or args[0] in ("activate", "shell", "local", "global"):
+            return [Draft(K.ENV_ACTIVATE, name, prog, text)]
+    if prog in ("deactivate",) or (prog in ("conda", "mamba") and args[:1] == ["deactivate"]):
+        return []
+    return None
+
+
+# ---------------------------------------------------------------- packages and launches
+
+
+def _package(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
+    pkg = parse_package(cmd.argv)
+    if pkg is None:
+        return None
+    if pkg.query:
+        return [_look(pkg.manager, args, text)]
+    kind = K.UNINSTALL if pkg.verb == "uninstall" else K.UPGRADE if pkg.upgrade else K.INSTALL
+    return [Draft(kind, _subject(r, cmd.cwd), r.value, text, pkg=pkg, req=r) for r in pkg.reqs]
+
+
+def _subject(req: Req, cwd: str | None) -> str:
+    """`pip install -e .` after `cd /root/sglang` installs `sglang`; `-e "python[all]"` there is `sglang/python`."""
+    path = req.value if req.value is not None and req.value == req.arg[-1] else None
+    if cwd is None or path is None or req.version is not None:
+        return req.subject
+    if path.startswith(("/", "~", "git+", "file:")) or "://" in path:
+        return req.subject
+    tail = basename(cwd)
+    return tail if req.subject in (".", "") else f"{tail}/{req.subject}"
+
+
+def _launch(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
+    info = launch_info(cmd.argv)
+    if info is None:
+        return None
+    return [Draft(K.LAUNCH, info.engine, info.model, text, launch=info)]
+
+
+# ---------------------------------------------------------------- files
+
+
+def _edit(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
+    if prog == "sed" and any(a.startswith(("-i", "--in-place")) for a in args):
+        return _sed(args, text)
+    if prog == "perl" and any(re.match(r"^-\w*i", a) for a in args):
+        files = _operands([a for a in args if a != ""], with_arg="eE")
+        return [Draft(K.FILE_EDIT, f, "perl -i", text) for f in files]
+    writes = [r for r in cmd.redirects if r.writes_file]
+    if prog in ("echo", "printf", "cat") and writes:
+        body = next((r.body for r in cmd.redirects if r.body is not None), None)
+        out = []
+        for r in writes:
+            verb = "append" if r.op.endswith(">>") else "write"
+            n = body.count("\n") if body is not None else 0
+            out.append(Draft(K.FILE_EDIT, r.target, f"{verb} {n} lines" if body is not None else verb, text))
+        return out
+    if prog == "tee":
+        files = [f for f in _operands(args) if not _is_log(f)]
+        verb = "append" if "-a" in args or "--append" in args else "write"
+        return [Draft(K.FILE_EDIT, f, verb, text) for f in files]
+    if prog == "patch" or (prog == "git" and args[:1] in (["apply"], ["am"])):
+        body = next((r.body for r in cmd.redirects if r.body), None)
+        files = _diff_files(body) if body else []
+        if not files:
+            src = next((r.target for r in cmd.redirects if r.op == "<"), None)
+            ops = _operands(args[1:] if prog == "git" else args, with_arg="pidDFgBVYzoir")
+            files = [src] if src else ops[-1:] or ["patch"]
+        return [Draft(K.FILE_EDIT, f, "patch", text) for f in files]
+    if prog in ("cp", "mv", "install", "rsync") and not cmd.stage:
+        ops = _operands(args, with_arg="tSmog" if prog == "install" else "t")
+        if len(ops) >= 2:
+            return [Draft(K.FILE_EDIT, ops[-1], f"{prog} {' '.join(ops[:-1])}"[:120], text)]
+    if prog == "ln":
+        ops = _operands(args)
+        if ops:
+            link = ops[-1] if len(ops) >= 2 else basename(ops[0])
+            return [Draft(K.FILE_EDIT, link, f"ln -s {ops[0]}" if len(ops) >= 2 else "ln -s", text)]
+    if prog in ("rm", "rmdir", "unlink"):
+        return [Draft(K.FILE_EDIT, f, "rm", text) for f in _operands(args)]
+    return None
+
+
+def _sed(args: list[str], text: str) -> list[Draft]:
+    scripts: list[str] = []
+    rest: list[str] = []
+    j = 0
+    while j < len(args):
+        a = args[j]
+        if a in ("-e", "--expression", "-f", "--file") and j + 1 < len(args):
+            scripts.append(args[j + 1])
+            j += 2
+        elif a.startswith("--expression="):
+            scripts.append(a.split("=", 1)[1])
+            j += 1
+        elif a == "-i" and j + 1 < len(args) and args[j + 1] == "":
+            j += 2  # BSD sed: -i ''
+        elif a.startswith("-") and len(a) > 1:
+            j += 1
+        else:
+            rest.append(a)
+            j += 1
+    if not scripts and rest:
+        scripts, rest = [rest[0]], rest[1:]
+    summary = ("sed " + "; ".join(scripts))[:100]
+    return [Draft(K.FILE_EDIT, f, summary, text) for f in rest] or [Draft(K.RUN, "sed", summary, text)]
+
+
+def _is_log(path: str) -> bool:
+    name = basename(path)
+    return path.startswith(("/tmp/", "/dev/", "/var/log/")) or name.endswith((".log", ".out", ".err")) or "log" in name
+
+
+def _diff_files(body: str) -> list[str]:
+    files = re.findall(r"^\+\+\+ (?:b/)?(\S+)", body, re.M) + re.findall(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$", body, re.M)
+    return list(dict.fromkeys(f.strip() for f in files if f.strip() != "/dev/null"))
+
+
+# ---------------------------------------------------------------- services, builds, interpreters
+
+
+def _service(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
+    ops = _operands(args)
+    if prog == "systemctl" and ops:
+        verb = ops[0]
+        if verb == "daemon-reload":
+            return [Draft(K.SERVICE_RESTART, "systemd", verb, text)]
+        if verb in _SERVICE_VERBS:
+            return [Draft(K.SERVICE_RESTART, u.removesuffix(".service"), verb, text) for u in ops[1:]]
+        return [_look(prog, args, text)]
+    if prog == "service" and len(ops) >= 2:
+        return [Draft(K.SERVICE_RESTART, ops[0], ops[1], text) if ops[1] in _SERVICE_VERBS else _look(prog, args, text)]
+    if prog in ("supervisorctl", "pm2") and len(ops) >= 2 and ops[0] in _SERVICE_VERBS:
+        return [Draft(K.SERVICE_RESTART, s, ops[0], text) for s in ops[1:]]
+    if prog in ("pkill", "killall"):
+        ops = _operands(args, with_arg="uUgGPstn")
+        return [Draft(K.SERVICE_RESTART, ops[0] if ops else prog, prog, text)]
+    if prog == "kill":
+        targets = [_kill_target(a) for a in _operands(args, with_arg="sn") if a != "-9"]
+        if not targets and cmd.stage and cmd.first[:1] and basename(cmd.first[0]) in ("pgrep", "pidof"):
+            targets = _operands(list(cmd.first[1:]), with_arg="uUgGPst")[:1]
+        return [Draft(K.SERVICE_RESTART, t, "kill", text) for t in targets or ["kill"]]
+    if prog == "fuser" and "-k" in args:
+        return [Draft(K.SERVICE_RESTART, t, "fuser -k", text) for t in ops] or None
+    return None
+
+
+def _kill_target(arg: str) -> str:
+    m = re.search(r"(?:pgrep|pidof)\s+(?:-\w+\s+)*['\"]?([^'\")`]+)", arg)
+    return m.group(1).strip() if m else arg
+
+
+def _build(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
+    where = cmd.cwd or "."
+    if prog in _BUILD_PROGS:
+        if prog == "cmake" and args[:1] != ["--build"] and ("--version" in args or "-E" in args):
+            return None
+        target = None
+        for flag in ("-C", "--build", "-B"):
+            if flag in args and args.index(flag) + 1 < len(args):
+                target = args[args.index(flag) + 1]
+                break
+        goals = [a for a in _operands(args, with_arg="CjlfBSDGT") if prog in ("make", "gmake", "ninja")]
+        return [Draft(K.BUILD, target or where, " ".join([prog, *goals]), text)]
+    if prog == "nvcc" and any(a.endswith((".cu", ".cpp", ".ptx")) for a in args):
+        src = next(a for a in args if a.endswith((".cu", ".cpp", ".ptx")))
+        return [Draft(K.BUILD, src, "nvcc", text)]
+    if prog in ("cargo", "go", "uv") and args[:1] == ["build"]:
+        return [Draft(K.BUILD, where, f"{prog} build", text)]
+    if _PYTHON.match(prog) and "setup.py" in args[:3]:
+        i = args.index("setup.py")
+        return [Draft(K.BUILD, where, " ".join(["setup.py", *args[i + 1 : i + 2]]), text)]
+    if _PYTHON.match(prog) and args[:2] == ["-m", "build"]:
+        return [Draft(K.BUILD, where, "python -m build", text)]
+    if re.match(r"^pip\d?$", prog) and args[:1] == ["wheel"]:
+        return [Draft(K.BUILD, where, "pip wheel", text)]
+    return None
+
+
+def _python(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
+    if not _PYTHON.match(prog):
+        return None
+    j = 0
+    while j < len(args) and args[j].startswith("-") and args[j] not in ("-c", "-m", "-"):
+        j += 2 if args[j] in ("-X", "-W") else 1
+    rest = args[j:]
+    if not rest or rest[0] == "-":
+        body = next((r.body for r in cmd.redirects if r.body is not None), "")
+        if not rest and not body:
+            return [_look(prog, args, text)]  # python --version, a bare REPL
+        return [Draft(K.RUN if _WRITES.search(body) else K.INVESTIGATE, prog, _join([body.strip()]), text)]
+    if rest[0] == "-c":
+        code = rest[1] if len(rest) > 1 else ""
+        return [Draft(K.RUN if _WRITES.search(code) else K.INVESTIGATE, prog, _join([code]), text)]
+    if rest[0] == "-m" and len(rest) > 1:
+        mod = rest[1]
+        if mod in ("torch.utils.collect_env", "site", "sysconfig", "json.tool", "pip_audit", "pipdeptree"):
+            return [_look(mod, rest[2:], text)]
+        if mod == "venv":
+            return [Draft(K.RUN, "venv", _join(rest[2:]), text)]
+        return [Draft(K.RUN, mod, _join(rest[2:]), text)]
+    return [Draft(K.RUN, rest[0], _join(rest[1:]), text)]
+
+
+def _git(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
+    if prog != "git":
+        return None
+    ops = _operands(args, with_arg="C")
+    sub = ops[0] if ops else ""
+    if sub in _GIT_LOOK or not sub:
+        return [_look("git", args, text)]
+    return [Draft(K.RUN, "git", _join(args), text)]
+
+
+def _docker(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
+    if prog == "docker-compose":
+        args, prog = ["compose", *args], "docker"
+    if prog not in ("docker", "podman"):
+        return None
+    ops = _operands(args, with_arg="fp")
+    if ops[:1] == ["compose"]:
+        ops = ops[1:]
+        if ops and ops[0] in _SERVICE_VERBS:
+            return [Draft(K.SERVICE_RESTART, s, f"compose {ops[0]}", text) for s in ops[1:]] or [
+                Draft(K.SERVICE_RESTART, "compose", f"compose {ops[0]}", text)
+            ]
+        return [_look("docker", args, text)]
+    sub = ops[0] if ops else ""
+    if sub in ("restart", "stop", "start", "kill", "rm"):
+        return [Draft(K.SERVICE_RESTART, c, sub, text) for c in ops[1:]]
+    if sub in ("ps", "logs", "images", "inspect", "stats", "top", "version", "info", "port"):
+        return [_look("docker", args, text)]
+    if sub == "build":
+        return [Draft(K.BUILD, ops[-1] if len(ops) > 1 else ".", "docker build", text)]
+    return [Draft(K.RUN, "docker", _join(args), text)]

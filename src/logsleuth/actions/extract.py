@@ -1,0 +1,188 @@
+"""The event table -> actions: dispatch each tool call by tool, read versions from its result.
+
+Package kinds are settled here, once the output is known: a downgrade when the resolved version is
+below the previous one (from the output's `- x==old` / `Found existing installation`, else from
+earlier actions of the session), else a pin for `==`/`<`/`<=`/`~=`/`!=`, else an upgrade for
+`-U` or a higher version, else an install. Launch flags are diffed against the previous launch of
+the same engine in the same session (see launch.diff_flags for the first launch).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import polars as pl
+
+from logsleuth.actions.commands import Draft, classify
+from logsleuth.actions.launch import Flags, diff_flags
+from logsleuth.actions.packages import OutputVersions, compare_versions, is_pin, output_versions
+from logsleuth.actions.shellparse import argv_commands, commands
+from logsleuth.actions.toolcalls import (
+    edit_drafts,
+    is_edit_tool,
+    is_read_tool,
+    is_shell_tool,
+    looks_like_command,
+)
+from logsleuth.model import Action, ActionKind
+
+K = ActionKind
+
+
+@dataclass(frozen=True, slots=True)
+class CallResult:
+    text: str
+    is_error: bool | None
+    exit_code: int | None
+
+    @property
+    def ok(self) -> bool | None:
+        """The format's own verdict, corrected by failures a tool prints with exit code 0."""
+        if self.is_error or (self.exit_code is not None and self.exit_code != 0):
+            return False
+        if output_versions(self.text).failed:
+            return False
+        if self.is_error is False or self.exit_code == 0:
+            return True
+        return None
+
+
+def extract_actions(events: pl.DataFrame) -> list[Action]:
+    """Every action of every tool call, sorted by (session, seq, order within the command)."""
+    results = _results(events)
+    known: dict[tuple[str, str], str] = {}  # (session, package) -> last version seen
+    launched: dict[tuple[str, str], Flags] = {}  # (session, engine) -> flags of its last launch
+    out: list[Action] = []
+    for row in _calls(events):
+        session, seq = row["session"], row["seq"]
+        result = results.get((session, row["call_id"])) or results.get((session, f"#{seq + 1}"))
+        drafts = drafts_for_call(row["tool"], row["text"] or "")
+        versions = output_versions(result.text) if result and any(d.pkg for d in drafts) else None
+        base = {"session": session, "seq": seq, "source": row["source"], "line": row["line"],
+                "raw": row["text"] or "", "ts": row["ts"]}
+        for d in drafts:
+            if d.pkg is not None and d.req is not None:
+                out.append(_package_action(d, versions, known, base))
+            elif d.launch is not None:
+                out.append(Action(K.LAUNCH, d.subject, d.value, command=d.command, **base))
+                key = (session, d.launch.engine)
+                for kind, flag, value, old in diff_flags(launched.get(key), d.launch.flags):
+                    out.append(Action(K(kind), flag, value, command=d.command, previous=old, **base))
+                launched[key] = d.launch.flags
+            else:
+                out.append(Action(d.kind, d.subject, d.value, command=d.command, **base))
+    return out
+
+
+def drafts_for_call(tool: str | None, text: str) -> list[Draft]:
+    """The drafts of one tool call, whatever the tool."""
+    name = (tool or "").strip()
+    if is_shell_tool(name):
+        return shell_drafts(_shell_payload(text))
+    if is_edit_tool(name):
+        return edit_drafts(name, text)
+    if is_read_tool(name):
+        return edit_drafts(name, text, read=True)
+    payload = _shell_payload(text)
+    if isinstance(payload, list) or looks_like_command(payload):
+        return shell_drafts(payload)
+    return []
+
+
+def shell_drafts(payload: str | list[str]) -> list[Draft]:
+    if isinstance(payload, list):
+        return [d for c in argv_commands(payload) for d in classify(c)]
+    return list(_string_drafts(payload))
+
+
+@lru_cache(maxsize=4096)  # agents repeat the same commands (`tail -50 /tmp/server.log`) many times
+def _string_drafts(payload: str) -> tuple[Draft, ...]:
+    return tuple(d for c in commands(payload) for d in classify(c))
+
+
+def _shell_payload(text: str) -> str | list[str]:
+    """The command of a shell call: the text itself, or the `command`/`cmd` of a JSON input."""
+    s = text.strip()
+    if not s.startswith(("{", "[")):
+        return text
+    try:
+        data: Any = json.loads(s)
+    except ValueError:
+        return text
+    if isinstance(data, dict):
+        data = next((data[k] for k in ("command", "cmd", "script", "commands", "code") if k in data), text)
+    if isinstance(data, list) and data and all(isinstance(x, str) for x in data):
+        return [str(x) for x in data]
+    return data if isinstance(data, str) else text
+
+
+def _package_action(
+    d: Draft, versions: OutputVersions | None, known: dict[tuple[str, str], str], base: dict[str, Any]
+) -> Action:
+    assert d.pkg is not None and d.req is not None
+    session = str(base["session"])
+    key = (session, d.req.subject)
+    failed = versions is not None and versions.failed
+    resolved: str | None = None
+    previous: str | None = None
+    if versions is not None:
+        previous = versions.removed.get(d.req.subject)
+        if not failed:
+            resolved = versions.installed.get(d.req.subject) or versions.present.get(d.req.subject)
+            if previous is None and d.req.subject in versions.present and d.req.subject not in versions.installed:
+                previous = versions.present[d.req.subject]
+    if resolved is None and not failed and d.pkg.verb != "uninstall":
+        resolved = d.req.version
+    if previous is None:
+        previous = known.get(key)
+    if d.pkg.verb == "uninstall":
+        known.pop(key, None)
+        return Action(K.UNINSTALL, d.subject, d.value, command=d.command, previous=previous, **base)
+    kind = package_kind(d.value, d.pkg.upgrade or d.pkg.verb == "upgrade", resolved, previous)
+    if resolved:
+        known[key] = resolved
+    return Action(kind, d.subject, d.value, command=d.command, resolved=resolved, previous=previous, **base)
+
+
+def package_kind(value: str | None, upgrade: bool, resolved: str | None, previous: str | None) -> ActionKind:
+    moved = compare_versions(resolved, previous) if resolved and previous else 0
+    if moved < 0:
+        return K.DOWNGRADE
+    if is_pin(value):
+        return K.PIN
+    if upgrade or moved > 0:
+        return K.UPGRADE
+    return K.INSTALL
+
+
+def _calls(events: pl.DataFrame) -> Iterator[dict[str, Any]]:
+    calls = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_call").sort(["session", "seq"])
+    yield from calls.select("session", "seq", "source", "line", "ts", "tool", "call_id", "text").iter_rows(named=True)
+
+
+def _results(events: pl.DataFrame) -> dict[tuple[str, str | None], CallResult]:
+    """(session, call_id) -> the result; results without a call_id are keyed `#seq` (paired by position)."""
+    rows = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_result").sort(["session", "seq"])
+    out: dict[tuple[str, str | None], CallResult] = {}
+    for r in rows.select("session", "seq", "call_id", "text", "is_error", "exit_code").iter_rows(named=True):
+        key = (r["session"], r["call_id"] if r["call_id"] is not None else f"#{r['seq']}")
+        prev = out.get(key)
+        text = (prev.text + "\n" if prev else "") + (r["text"] or "")
+        err = r["is_error"] if prev is None or r["is_error"] is not None else prev.is_error
+        code = r["exit_code"] if prev is None or r["exit_code"] is not None else prev.exit_code
+        out[key] = CallResult(text, err, code)
+    return out
+
+
+def call_outcomes(events: pl.DataFrame) -> dict[tuple[str, int], bool | None]:
+    """(session, seq of the tool_call) -> did the call succeed (None when nothing says)."""
+    results = _results(events)
+    out: dict[tuple[str, int], bool | None] = {}
+    for row in _calls(events):
+        r = results.get((row["session"], row["call_id"])) or results.get((row["session"], f"#{row['seq'] + 1}"))
+        out[(row["session"], row["seq"])] = r.ok if r else None
+    return out

@@ -1,0 +1,107 @@
+"""The whole pipeline for one input: ingest -> classify -> actions -> link (-> reasoning).
+
+`Analysis` is the one object every renderer reads. Nothing here prints or formats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from logsleuth.model import Action, CausalGraph, Finding, Sentence, Transcript
+
+if TYPE_CHECKING:
+    from logsleuth.library import PatternLibrary
+
+
+@dataclass(frozen=True)
+class Analysis:
+    transcript: Transcript
+    session: str
+    findings: tuple[Finding, ...]
+    primary: Finding | None
+    unclassified: tuple[Any, ...]
+    actions: tuple[Action, ...]
+    graph: CausalGraph
+    sentences: tuple[Sentence, ...]
+    library: PatternLibrary
+
+    @property
+    def events(self) -> Any:
+        """The events of the analysed session (a polars DataFrame)."""
+        import polars as pl
+
+        return self.transcript.events.filter(pl.col("session") == self.session)
+
+    def category_title(self, category: str) -> str:
+        cat = self.library.categories.get(category) if hasattr(self.library, "categories") else None
+        title = getattr(cat, "title", None) if cat is not None else None
+        if isinstance(cat, dict):
+            title = cat.get("title")
+        return str(title) if title else category.replace("_", " ")
+
+
+def load_library(pattern_dirs: Sequence[str] = ()) -> PatternLibrary:
+    from logsleuth.library import load_library as _load
+
+    return _load(list(pattern_dirs))
+
+
+def main_session(t: Transcript) -> str:
+    """The session a single-session report is about: the one with the most events (first on ties)."""
+    if not t.events.height:
+        return ""
+    counts = t.events.group_by("session", maintain_order=True).len()
+    best = counts.sort("len", descending=True, maintain_order=True)
+    return str(best["session"][0])
+
+
+def analyze_transcript(
+    t: Transcript,
+    library: PatternLibrary,
+    *,
+    session: str | None = None,
+    with_reasoning: bool = True,
+) -> Analysis:
+    import polars as pl
+
+    from logsleuth.actions import extract_actions
+    from logsleuth.classify import classify
+    from logsleuth.link import link
+
+    session = session if session is not None else main_session(t)
+    events = t.events.filter(pl.col("session") == session) if session else t.events
+    result = classify(events, library)
+    actions = tuple(extract_actions(events))
+    graph = link(events, result.findings, actions, session=session)
+    sentences: tuple[Sentence, ...] = ()
+    if with_reasoning:
+        from logsleuth.reasoning import extract
+
+        sentences = tuple(extract(events))
+    return Analysis(
+        transcript=t,
+        session=session,
+        findings=tuple(result.findings),
+        primary=result.primary,
+        unclassified=tuple(result.unclassified),
+        actions=actions,
+        graph=graph,
+        sentences=sentences,
+        library=library,
+    )
+
+
+def analyze(
+    path: str,
+    fmt: str | None = None,
+    pattern_dirs: Sequence[str] = (),
+    *,
+    session: str | None = None,
+    with_reasoning: bool = True,
+) -> Analysis:
+    from logsleuth import ingest
+
+    t = ingest.read(path, fmt)
+    return analyze_transcript(t, load_library(pattern_dirs), session=session, with_reasoning=with_reasoning)

@@ -1,0 +1,420 @@
+"""Events x pattern library -> findings, the primary (root-cause) finding, unclassified templates.
+
+Two vectorised stages (see ARCHITECTURE.md, "Matching must be vectorised"):
+1. one Aho-Corasick pass over the text column for every prefilter literal of every pattern
+   (polars `str.contains_any` to drop rows, then `str.extract_many` on the survivors), giving
+   the candidate (row, pattern) pairs; scope filters are joins and column expressions.
+   Measured (70 MB of log events, 41 patterns, 2 cores): 0.12 s, against 0.54 s for one `select`
+   of per-pattern `str.contains(literal, literal=True)`; the whole classify runs at ~0.28 GB/s,
+   faster than loading, so Hyperscan would not pay for its extra dependency;
+2. per pattern (a Python loop over patterns, never over lines), the regex runs in polars (Rust,
+   linear time) on that pattern's candidate rows only, and captures are extracted from each match.
+Python only walks the matches to place them on source lines and render explanations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import polars as pl
+
+from logsleuth.library import regexes
+from logsleuth.library.knowledge import Renderer
+from logsleuth.library.pattern import DEFAULT_KINDS, Pattern, PatternLibrary
+from logsleuth.model import Finding
+from logsleuth.residue import Unclassified, unclassified_templates
+
+MAX_MATCHES_PER_EVENT = 200  # per pattern: distinct errors beyond this in one event are noise
+SNIPPET_CHARS = 400
+MAX_SNIPPET_LINES = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """The result of classifying one input.
+
+    `findings` are sorted by (session, seq, -priority, pattern); `secondary` holds the indexes of
+    findings outranked on the same event by a higher-priority finding of the same category.
+    `warnings` reports regexes abandoned on a row (Python-side timeouts), never a hang.
+    """
+
+    findings: tuple[Finding, ...]
+    primary: Finding | None
+    unclassified: tuple[Unclassified, ...]
+    secondary: frozenset[int] = frozenset()
+    warnings: tuple[str, ...] = ()
+
+    def is_secondary(self, index: int) -> bool:
+        return index in self.secondary
+
+    def finding_dicts(self) -> list[dict[str, Any]]:
+        out = []
+        for i, f in enumerate(self.findings):
+            d = f.to_dict()
+            if f.primary:
+                d["primary"] = True
+            if i in self.secondary:
+                d["secondary"] = True
+            out.append(d)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "primary": self.primary.to_dict() if self.primary else None,
+            "findings": self.finding_dicts(),
+            "unclassified": [u.to_dict() for u in self.unclassified],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _Match:
+    row: int
+    pid: int
+    pos: int  # character offset of the match in the event text
+    end: int
+    captures: Mapping[str, str]
+
+
+def classify(
+    events: pl.DataFrame, library: PatternLibrary, *, timeout: float = regexes.DEFAULT_TIMEOUT
+) -> Classification:
+    """Classify every event against the library (see the module docstring)."""
+    ev = events.with_row_index("_row").with_columns(pl.col("text").fill_null(""))
+    patterns = library.patterns
+    warnings: list[str] = []
+    matches: list[_Match] = []
+    if patterns and ev.height:
+        pairs = _candidates(ev, patterns)
+        pairs = _in_scope(ev, pairs, patterns)
+        matches = _stage2(ev, pairs, patterns, timeout, warnings)
+    renderer = library.renderer or Renderer(library.knowledge)
+    findings, spans = _findings(ev, matches, patterns, renderer, warnings)
+    order = sorted(range(len(findings)), key=lambda i: _sort_key(findings[i]))
+    findings = [findings[i] for i in order]
+    secondary = _secondary(findings)
+    findings, primary = _with_primary(findings, secondary)
+    residue = unclassified_templates(ev, spans)
+    return Classification(tuple(findings), primary, residue, frozenset(secondary), tuple(warnings))
+
+
+# ---------------------------------------------------------------- stage 1: prefilter and scope
+
+
+def _scan_mask(ev: pl.DataFrame, patterns: Sequence[Pattern]) -> pl.Expr:
+    """Rows any pattern could look at (most transcripts are mostly user/assistant text)."""
+    kinds: set[str] = set()
+    system_text = False
+    for p in patterns:
+        if p.scope.kinds is None:
+            kinds.update(DEFAULT_KINDS)
+            system_text = True
+        else:
+            kinds.update(p.scope.kinds)
+    kind = pl.col("kind").cast(pl.Utf8)
+    mask = kind.is_in(sorted(kinds))
+    if system_text:
+        mask = mask | ((pl.col("role").cast(pl.Utf8) == "system") & (kind == "text"))
+    return mask
+
+
+def _candidates(ev: pl.DataFrame, patterns: Sequence[Pattern]) -> pl.DataFrame:
+    """(_row, pid) for every row holding at least one of pattern pid's prefilter literals."""
+    lit_rows = [(lit, pid) for pid, p in enumerate(patterns) for lit in p.prefilter]
+    literals = sorted({lit for lit, _ in lit_rows})
+    lit_table = pl.DataFrame(lit_rows, schema={"lit": pl.Utf8, "pid": pl.Int64}, orient="row")
+    return (
+        ev.lazy()
+        .filter(_scan_mask(ev, patterns))
+        .select("_row", "text")
+        # contains_any drops most rows cheaply; extract_many names the literals on the rest
+        .filter(pl.col("text").str.contains_any(literals))
+        .select("_row", lit=pl.col("text").str.extract_many(literals, overlapping=True).list.unique())
+        .explode("lit")
+        .join(lit_table.lazy(), on="lit")
+        .select("_row", "pid")
+        .unique()
+        .sort("pid", "_row")
+        .collect()
+    )
+
+
+def _commands(ev: pl.DataFrame) -> pl.DataFrame:
+    """_row of each tool_result -> the text of its tool_call (same session and call_id)."""
+    calls = (
+        ev.filter((pl.col("kind").cast(pl.Utf8) == "tool_call") & pl.col("call_id").is_not_null())
+        .group_by("session", "call_id")
+        .agg(command=pl.col("text").first())
+    )
+    results = ev.filter((pl.col("kind").cast(pl.Utf8) == "tool_result") & pl.col("call_id").is_not_null())
+    return results.select("_row", "session", "call_id").join(calls, on=["session", "call_id"]).select(
+        "_row", "command"
+    )
+
+
+def _in_scope(ev: pl.DataFrame, pairs: pl.DataFrame, patterns: Sequence[Pattern]) -> pl.DataFrame:
+    """Keep the pairs whose event passes the pattern's scope (kinds, is_error, command)."""
+    if pairs.is_empty():
+        return pairs
+    scope = pl.DataFrame(
+        {
+            "pid": list(range(len(patterns))),
+            "s_kinds": [list(p.scope.kinds) if p.scope.kinds is not None else None for p in patterns],
+            "s_err": [p.scope.is_error for p in patterns],
+            "s_cmd": [p.scope.command for p in patterns],
+        },
+        schema={"pid": pl.Int64, "s_kinds": pl.List(pl.Utf8), "s_err": pl.Boolean, "s_cmd": pl.Utf8},
+    )
+    facts = ev.select(
+        "_row",
+        kind=pl.col("kind").cast(pl.Utf8),
+        role=pl.col("role").cast(pl.Utf8),
+        err=(pl.col("is_error").fill_null(False) | (pl.col("exit_code").fill_null(0) != 0)),
+    )
+    df = pairs.join(scope, on="pid").join(facts, on="_row")
+    if any(p.scope.command for p in patterns):
+        df = df.join(_commands(ev), on="_row", how="left")
+    else:
+        df = df.with_columns(command=pl.lit(None, pl.Utf8))
+    default_kind = pl.col("kind").is_in(list(DEFAULT_KINDS)) | (
+        (pl.col("role") == "system") & (pl.col("kind") == "text")
+    )
+    kind_ok = (
+        pl.when(pl.col("s_kinds").is_null())
+        .then(default_kind)
+        .otherwise(pl.col("s_kinds").list.contains(pl.col("kind")))
+    )
+    err_ok = pl.col("s_err").is_null() | (pl.col("err") == pl.col("s_err"))
+    cmd_ok = (
+        pl.when(pl.col("s_cmd").is_null())
+        .then(True)
+        .otherwise(pl.col("command").fill_null("").str.contains(pl.col("s_cmd")))
+    )
+    return df.filter(kind_ok & err_ok & cmd_ok).select("_row", "pid")
+
+
+# ---------------------------------------------------------------- stage 2: regexes on candidates
+
+
+def _stage2(
+    ev: pl.DataFrame, pairs: pl.DataFrame, patterns: Sequence[Pattern], timeout: float, warnings: list[str]
+) -> list[_Match]:
+    if pairs.is_empty():
+        return []
+    cand = pairs.join(ev.select("_row", "text"), on="_row")
+    out: list[_Match] = []
+    for (pid,), sub in sorted(cand.partition_by("pid", as_dict=True).items()):
+        p = patterns[int(pid)]
+        if p.portable:
+            out.extend(_match_polars(sub, int(pid), p, timeout, warnings))
+        else:
+            out.extend(_match_python(sub, ev, int(pid), p, timeout, warnings))
+    return out
+
+
+def _match_polars(sub: pl.DataFrame, pid: int, p: Pattern, timeout: float, warnings: list[str]) -> list[_Match]:
+    rx = p.regex
+    found = (
+        sub.select("_row", "text", m=pl.col("text").str.extract_all(rx).list.head(MAX_MATCHES_PER_EVENT))
+        .filter(pl.col("m").list.len() > 0)
+    )
+    if found.is_empty():
+        return []
+    exploded = found.explode("m").filter(pl.col("m").is_not_null() & (pl.col("m") != ""))
+    if p.groups:
+        # captures come from re-running the regex on each matched substring (all Rust)
+        got = exploded.select(ok=pl.col("m").str.contains(rx), c=pl.col("m").str.extract_groups(rx))
+        oks, caps = got["ok"].to_list(), got["c"].to_list()
+    else:
+        oks, caps = [True] * exploded.height, [{}] * exploded.height
+    named = set(p.groups)
+    out: list[_Match] = []
+    cursor: dict[int, int] = {}
+    texts = dict(zip(found["_row"].to_list(), found["text"].to_list(), strict=True))
+    for row, m, ok, c in zip(exploded["_row"].to_list(), exploded["m"].to_list(), oks, caps, strict=True):
+        text = texts[row]
+        pos = text.find(m, cursor.get(row, 0))
+        if pos < 0:  # cannot happen for a match of this text; keep the finding at the event start
+            pos = 0
+        cursor[row] = pos + len(m)
+        if ok:
+            captures = {k: v for k, v in (c or {}).items() if v is not None and k in named}
+        else:  # the regex depends on context around the match (\B, ^ without (?m)…): ask Python
+            captures = _python_captures(p, text, pos, timeout, warnings)
+        out.append(_Match(row, pid, pos, pos + len(m), captures))
+    return out
+
+
+def _python_captures(p: Pattern, text: str, pos: int, timeout: float, warnings: list[str]) -> dict[str, str]:
+    try:
+        m = regexes.compile_py(p.regex).search(text, pos, timeout=timeout)
+    except TimeoutError:
+        warnings.append(f"pattern {p.id}: regex timed out extracting captures; captures left empty")
+        return {}
+    return regexes.captures_of(m) if m else {}
+
+
+def _match_python(
+    sub: pl.DataFrame, ev: pl.DataFrame, pid: int, p: Pattern, timeout: float, warnings: list[str]
+) -> list[_Match]:
+    """Fallback for a regex polars rejects: Python `regex`, with a timeout per event."""
+    out: list[_Match] = []
+    where = ev.filter(pl.col("_row").is_in(sub["_row"].implode())).select("_row", "source", "line")
+    loc = {r: (s, ln) for r, s, ln in where.iter_rows()}
+    for row, text in sub.select("_row", "text").iter_rows():
+        try:
+            for n, m in enumerate(regexes.finditer(p.regex, text, timeout)):
+                if n >= MAX_MATCHES_PER_EVENT:
+                    break
+                if m.end() > m.start():
+                    out.append(_Match(row, pid, m.start(), m.end(), regexes.captures_of(m)))
+        except regexes.RegexTimeout:
+            src, line = loc[row]
+            warnings.append(f"{src}:{line}: pattern {p.id}: regex timed out after {timeout}s; event skipped")
+    return out
+
+
+# ---------------------------------------------------------------- findings
+
+
+def fingerprint(pattern_id: str, captures: Mapping[str, str], names: Iterable[str]) -> str:
+    """Short stable hash of the pattern id and its normalised fingerprint captures."""
+    parts = [pattern_id] + [_norm(captures.get(n, "")) for n in names]
+    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:12]
+
+
+_WS = re.compile(r"\s+")
+
+
+def _norm(value: str) -> str:
+    return _WS.sub(" ", value).strip().strip("'\"`").lower()
+
+
+def _snippet(text: str, pos: int, end: int) -> str:
+    """The line(s) holding the match, trimmed; a long line is cut around the match."""
+    start = text.rfind("\n", 0, pos) + 1
+    stop = text.find("\n", max(end - 1, pos))
+    stop = len(text) if stop < 0 else stop
+    lines = [ln.rstrip() for ln in text[start:stop].replace("\r", "").split("\n")]
+    if len(lines) == 1:
+        line = lines[0].strip()
+        if len(line) <= SNIPPET_CHARS:
+            return line
+        rel = pos - start - (len(lines[0]) - len(lines[0].lstrip()))
+        lo = max(0, min(rel - SNIPPET_CHARS // 4, len(line) - SNIPPET_CHARS))
+        return ("…" if lo else "") + line[lo : lo + SNIPPET_CHARS] + ("…" if lo + SNIPPET_CHARS < len(line) else "")
+    if len(lines) > MAX_SNIPPET_LINES:
+        lines = [*lines[:3], "…", *lines[-2:]]
+    return "\n".join(ln[:SNIPPET_CHARS] for ln in lines).strip("\n")
+
+
+def _render(
+    renderer: Renderer, p: Pattern, captures: Mapping[str, str], warnings: list[str]
+) -> tuple[str, tuple[str, ...]]:
+    from jinja2 import TemplateError
+
+    try:
+        explanation = renderer.render(p.explain, captures, p.groups)
+        fixes = tuple(s for s in (renderer.render(f, captures, p.groups) for f in p.fixes) if s)
+    except TemplateError as exc:
+        warnings.append(f"{p.path}: pattern {p.id}: explain/fixes failed to render: {exc}")
+        return p.title, ()
+    return explanation, fixes
+
+
+def _findings(
+    ev: pl.DataFrame, matches: list[_Match], patterns: Sequence[Pattern], renderer: Renderer,
+    warnings: list[str],
+) -> tuple[list[Finding], pl.DataFrame]:
+    """One finding per (event, pattern, fingerprint), at its first match; plus matched line spans."""
+    span_rows: list[tuple[int, int]] = []
+    if not matches:
+        return [], pl.DataFrame({"_row": [], "off": []}, schema={"_row": pl.UInt32, "off": pl.Int64})
+    rows = sorted({m.row for m in matches})
+    meta = ev.filter(pl.col("_row").is_in(rows)).select(
+        "_row", "session", "seq", "source", "line", "ts", pl.col("kind").cast(pl.Utf8), "text"
+    )
+    info = {r[0]: r[1:] for r in meta.iter_rows()}
+    rendered: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[str, tuple[str, ...]]] = {}
+    seen: set[tuple[int, int, str]] = set()
+    out: list[Finding] = []
+    for m in sorted(matches, key=lambda m: (m.row, m.pid, m.pos)):
+        session, seq, source, line, ts, kind, text = info[m.row]
+        first_off = text.count("\n", 0, m.pos)
+        last_off = first_off + text.count("\n", m.pos, max(m.end - 1, m.pos))
+        span_rows.extend((m.row, off) for off in range(first_off, last_off + 1))
+        p = patterns[m.pid]
+        fp = fingerprint(p.id, m.captures, p.fingerprint)
+        if (m.row, m.pid, fp) in seen:
+            continue
+        seen.add((m.row, m.pid, fp))
+        key = (m.pid, tuple(sorted(m.captures.items())))
+        if key not in rendered:
+            rendered[key] = _render(renderer, p, m.captures, warnings)
+        explanation, fixes = rendered[key]
+        out.append(Finding(
+            pattern=p.id,
+            category=p.category,
+            severity=p.severity,
+            priority=p.priority,
+            session=session,
+            seq=seq,
+            source=source,
+            line=line + (first_off if kind == "log" else 0),
+            text=_snippet(text, m.pos, m.end),
+            captures=dict(sorted(m.captures.items())),
+            fingerprint=fp,
+            explanation=explanation,
+            fixes=fixes,
+            ts=ts,
+        ))
+    spans = pl.DataFrame(span_rows, schema={"_row": pl.UInt32, "off": pl.Int64}, orient="row").unique()
+    return out, spans
+
+
+def _sort_key(f: Finding) -> tuple[Any, ...]:
+    return (f.session, f.seq, -f.priority, f.pattern, f.line, f.fingerprint)
+
+
+def _secondary(findings: Sequence[Finding]) -> set[int]:
+    """Findings outranked on their event by a higher-priority finding of the same category."""
+    best: dict[tuple[str, int, str], int] = {}
+    for f in findings:
+        k = (f.session, f.seq, f.category)
+        best[k] = max(best.get(k, f.priority), f.priority)
+    return {i for i, f in enumerate(findings) if f.priority < best[(f.session, f.seq, f.category)]}
+
+
+def choose_primary(findings: Sequence[Finding], secondary: Iterable[int] = ()) -> int | None:
+    """Index of the root error a person would name: the highest-priority error/fatal finding,
+    the earliest among equals. Wrappers (tracebacks, non-zero exits) carry low priorities and so
+    lose to the specific cause beneath them; success findings are never primary."""
+    skip = set(secondary)
+    best: tuple[int, int] | None = None
+    for i, f in enumerate(findings):
+        if i in skip or not f.severity.is_failure:
+            continue
+        if best is None or f.priority > best[0]:
+            best = (f.priority, i)
+    return best[1] if best else None
+
+
+def primary_of(findings: Sequence[Finding]) -> Finding | None:
+    """The primary finding of a subset (one session, one record), computed as classify does."""
+    ordered = sorted(findings, key=_sort_key)
+    i = choose_primary(ordered, _secondary(ordered))
+    return ordered[i] if i is not None else None
+
+
+def _with_primary(findings: list[Finding], secondary: set[int]) -> tuple[list[Finding], Finding | None]:
+    i = choose_primary(findings, secondary)
+    if i is None:
+        return findings, None
+    findings[i] = replace(findings[i], primary=True)
+    return findings, findings[i]
+
+
+__all__ = ["Classification", "Unclassified", "choose_primary", "classify", "fingerprint", "primary_of"]

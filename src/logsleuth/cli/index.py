@@ -1,0 +1,140 @@
+"""`logsleuth index PATH…` and `logsleuth search QUERY`: the corpus index and its search."""
+
+from __future__ import annotations
+
+import enum
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from logsleuth.cli.app import app, emit
+from logsleuth.errors import ExitCode, InputError, UsageError
+
+DB_OPT = typer.Option(None, "--db", help="Index directory (default: $XDG_DATA_HOME/logsleuth).")
+PATTERNS_OPT = typer.Option([], "--patterns", help="Extra pattern directories (override built-ins by id).")
+BUILTIN_OPT = typer.Option(
+    True, "--builtin/--no-builtin", help="Use the built-in patterns (--no-builtin: only --patterns dirs)."
+)
+
+
+class SummaryFormat(enum.StrEnum):
+    table = "table"
+    json = "json"
+
+
+class SearchFormat(enum.StrEnum):
+    table = "table"
+    json = "json"
+
+
+@contextmanager
+def _progress_bar() -> Iterator[Callable[[Any], None] | None]:
+    """A rich progress bar on stderr when it is a terminal; nothing otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(
+        TextColumn("indexing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.description}", style="dim"),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = bar.add_task("", total=None)
+    with bar:
+
+        def update(p: Any) -> None:
+            bar.update(task, completed=p.done, total=p.total, description=p.source[-60:])
+
+        yield update
+
+
+def _summary_text(s: Any) -> str:
+    lines = [
+        f"indexed {s.files} file(s): {s.sessions} session(s), {s.findings} finding(s), "
+        f"{s.skipped_lines} skipped line(s); {s.unchanged} unchanged, {s.removed} removed, "
+        f"{len(s.errors)} error(s)",
+        f"index: {s.total_files} file(s), {s.total_findings} finding(s)",
+    ]
+    lines += [f"error: {e}" for e in s.errors]
+    return "\n".join(lines)
+
+
+@app.command()
+def index(
+    paths: list[str] = typer.Argument(None, help="Transcripts, logs or folders (searched recursively)."),
+    auto: bool = typer.Option(False, "--auto", help="Also index the default session folders of Claude Code, Codex, opencode and Gemini CLI."),
+    db: Path | None = DB_OPT,
+    no_wait: bool = typer.Option(False, "--no-wait", help="Fail instead of waiting when another index run holds the lock."),
+    force: bool = typer.Option(False, "--force", help="Re-index every input, changed or not."),
+    keep_deleted: bool = typer.Option(False, "--keep-deleted", help="Keep the findings of inputs that no longer exist."),
+    patterns: list[str] = PATTERNS_OPT,
+    builtin: bool = BUILTIN_OPT,
+    output_format: SummaryFormat = typer.Option(SummaryFormat.table, "--output-format", "-O"),
+) -> None:
+    """Build or update the Parquet index of findings and what resolved them."""
+    from logsleuth import index as index_mod
+    from logsleuth.search import library
+
+    roots = list(paths or [])
+    if auto:
+        roots += index_mod.auto_roots()
+    if not roots:
+        raise UsageError("nothing to index", hint="give PATH… or --auto")
+    with _progress_bar() as progress:
+        summary = index_mod.build(
+            roots, db, library=library(tuple(patterns), builtin), wait=not no_wait, force=force, keep_deleted=keep_deleted, progress=progress
+        )
+    if output_format is SummaryFormat.json:
+        from logsleuth import jsonout
+
+        emit(jsonout.dumps(summary.to_dict()))
+    else:
+        emit(_summary_text(summary))
+    if summary.errors and not (summary.files or summary.unchanged):
+        raise typer.Exit(int(ExitCode.INPUT))
+
+
+@app.command()
+def search(
+    query: str = typer.Argument(..., help="Pasted error text (a line or a whole traceback), a pattern id, or - for stdin."),
+    db: Path | None = DB_OPT,
+    files: list[str] = typer.Option([], "--in", help="Search these inputs (analysed now) instead of the index."),
+    category: str | None = typer.Option(None, "--category", help="Only this category."),
+    since: str | None = typer.Option(None, "--since", help="Only occurrences on or after this date (YYYY-MM-DD)."),
+    limit: int = typer.Option(10, "--limit", help="At most this many results."),
+    patterns: list[str] = PATTERNS_OPT,
+    builtin: bool = BUILTIN_OPT,
+    output_format: SearchFormat = typer.Option(SearchFormat.table, "--output-format", "-O"),
+) -> None:
+    """Prior occurrences of an error and what fixed them."""
+    from logsleuth import search as search_mod
+
+    if query == "-":
+        query = sys.stdin.read()
+    result = search_mod.search(
+        query,
+        db=db,
+        files=files,
+        category=category,
+        since=search_mod.parse_since(since),
+        limit=limit,
+        lib=search_mod.library(tuple(patterns), builtin),
+    )
+    if output_format is SearchFormat.json:
+        from logsleuth import jsonout
+
+        emit(jsonout.dumps(result.to_dict()))
+    else:
+        emit(search_mod.render_table(result))
+    if files and result.errors and len(result.errors) >= len(files) and not result.hits:
+        raise InputError(result.errors[0])

@@ -1,0 +1,182 @@
+"""`logsleuth patterns list|show|test|lint|export|eval`: the pattern library."""
+
+from __future__ import annotations
+
+import enum
+import sys
+
+import typer
+
+from logsleuth.cli.app import app, emit
+from logsleuth.cli.classify import BUILTIN_HELP, PATTERNS_HELP
+
+patterns_app = typer.Typer(
+    name="patterns", help="List, show, test, lint, export and evaluate the pattern library.",
+    no_args_is_help=True, rich_markup_mode=None,
+)
+app.add_typer(patterns_app, name="patterns")
+
+
+class OutFormat(enum.StrEnum):
+    table = "table"
+    json = "json"
+
+
+def _opt_dirs() -> list[str]:
+    return typer.Option([], "--patterns", metavar="DIR", help=PATTERNS_HELP)
+
+
+def _opt_builtin() -> bool:
+    return typer.Option(True, "--builtin/--no-builtin", help=BUILTIN_HELP)
+
+
+def _opt_format() -> OutFormat:
+    return typer.Option(OutFormat.table, "--output-format", "-O")
+
+
+@patterns_app.command("list")
+def list_(
+    patterns: list[str] = _opt_dirs(), builtin: bool = _opt_builtin(), output_format: OutFormat = _opt_format()
+) -> None:
+    """List every loaded pattern."""
+    from logsleuth import jsonout
+    from logsleuth.cli.classify import load_library_for_cli
+
+    lib = load_library_for_cli(patterns, builtin)
+    if output_format is OutFormat.json:
+        emit(jsonout.dumps([
+            {"id": p.id, "category": p.category, "severity": p.severity.value, "priority": p.priority,
+             "title": p.title, "path": p.path}
+            for p in lib.patterns
+        ]))
+    else:
+        from logsleuth.render.findings import patterns_table
+
+        emit(patterns_table(lib.patterns))
+
+
+@patterns_app.command()
+def show(
+    pattern_id: str = typer.Argument(..., metavar="ID"),
+    patterns: list[str] = _opt_dirs(),
+    builtin: bool = _opt_builtin(),
+    output_format: OutFormat = _opt_format(),
+) -> None:
+    """Show one pattern in full."""
+    import difflib
+
+    from logsleuth import jsonout
+    from logsleuth.cli.classify import load_library_for_cli
+    from logsleuth.errors import UsageError
+
+    lib = load_library_for_cli(patterns, builtin)
+    p = lib.get(pattern_id)
+    if p is None:
+        close = difflib.get_close_matches(pattern_id, [q.id for q in lib.patterns], n=3)
+        raise UsageError(f"no pattern {pattern_id!r}",
+                         hint=f"did you mean {', '.join(close)}?" if close else "see `logsleuth patterns list`")
+    if output_format is OutFormat.json:
+        emit(jsonout.dumps(p.to_dict()))
+    else:
+        from logsleuth.render.findings import pattern_text
+
+        emit(pattern_text(p))
+
+
+@patterns_app.command()
+def test(
+    patterns: list[str] = _opt_dirs(),
+    builtin: bool = _opt_builtin(),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also list the examples that pass."),
+    output_format: OutFormat = _opt_format(),
+) -> None:
+    """Run every embedded example, plus the check that each is won by its own pattern."""
+    from logsleuth import jsonout
+    from logsleuth.library import load_library
+    from logsleuth.pattern_tests import example_checks
+
+    lib = load_library(patterns, builtins=builtin)
+    results = example_checks(lib)
+    broken = lib.errors  # a file that does not load is a failed test too
+    failed = sum(1 for r in results if not r.ok) + len(broken)
+    line = f"{len(results) - failed + len(broken)} passed, {failed} failed"
+    if output_format is OutFormat.json:
+        emit(jsonout.dumps({
+            "passed": len(results) - failed + len(broken), "failed": failed,
+            "results": [{"name": r.name, "ok": r.ok, "message": r.message, "path": r.path, "line": r.line}
+                        for r in results if verbose or not r.ok],
+            "problems": [str(p) for p in broken],
+        }))
+    else:
+        shown = [str(p) for p in broken] + [str(r) for r in results if verbose or not r.ok]
+        emit("\n".join([*shown, line]))
+    if failed:
+        raise typer.Exit(1)
+
+
+@patterns_app.command()
+def lint(
+    patterns: list[str] = _opt_dirs(),
+    builtin: bool = _opt_builtin(),
+    strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
+    output_format: OutFormat = _opt_format(),
+) -> None:
+    """Report `path:line: problem` for every bad pattern file; exit 1 on any error."""
+    from logsleuth import jsonout
+    from logsleuth.library import load_library
+
+    lib = load_library(patterns, builtins=builtin)
+    problems = lib.problems
+    if output_format is OutFormat.json:
+        emit(jsonout.dumps([{"path": p.path, "line": p.line, "level": p.level, "message": p.message}
+                            for p in problems]))
+    else:
+        errors, warnings = len(lib.errors), len(problems) - len(lib.errors)
+        emit("\n".join([*(str(p) for p in problems),
+                        f"{len(lib.patterns)} patterns, {errors} error(s), {warnings} warning(s)"]))
+    if lib.errors or (strict and problems):
+        raise typer.Exit(1)
+
+
+@patterns_app.command()
+def export(
+    rg: bool = typer.Option(False, "--rg", help="One ripgrep-compatible regex per line (rg -f FILE)."),
+    patterns: list[str] = _opt_dirs(),
+    builtin: bool = _opt_builtin(),
+) -> None:
+    """Export the regexes for other tools."""
+    from logsleuth.cli.classify import load_library_for_cli
+    from logsleuth.errors import UsageError
+    from logsleuth.library.regexes import to_ripgrep
+
+    if not rg:
+        raise UsageError("choose an export format", hint="pass --rg")
+    lib = load_library_for_cli(patterns, builtin)
+    out = []
+    for p in lib.patterns:
+        rx = to_ripgrep(p.regex)
+        if rx is None:
+            sys.stderr.write(f"logsleuth: warning: {p.path}: {p.id}: regex is not ripgrep-compatible; skipped\n")
+        else:
+            out.append(rx)
+    emit("\n".join(out))
+
+
+@patterns_app.command("eval")
+def eval_(
+    file: str = typer.Argument(..., help='JSONL of {"id", "category", "log"} records.'),
+    patterns: list[str] = _opt_dirs(),
+    builtin: bool = _opt_builtin(),
+    reader: str = typer.Option("auto", "--reader", help="auto | plaintext | record (one event per record)."),
+    min_accuracy: float | None = typer.Option(None, "--min-accuracy", help="Exit 1 below this accuracy."),
+    output_format: OutFormat = _opt_format(),
+) -> None:
+    """Score the classifier on a labelled corpus: per-category precision/recall, accuracy, confusions."""
+    from logsleuth import jsonout
+    from logsleuth.cli.classify import load_library_for_cli
+    from logsleuth.evaluate import evaluate
+
+    result = evaluate(file, load_library_for_cli(patterns, builtin), reader)
+    emit(jsonout.dumps(result.to_dict()) if output_format is OutFormat.json else result.to_text())
+    if min_accuracy is not None and result.accuracy < min_accuracy:
+        raise typer.Exit(1)

@@ -1,0 +1,493 @@
+"""The corpus index: every finding of every session seen, and what resolved it, as plain Parquet.
+
+Layout under the index directory (`$XDG_DATA_HOME/logsleuth`, default ~/.local/share/logsleuth,
+or `--db DIR`):
+
+    files.parquet                  the manifest (MANIFEST_SCHEMA): one row per indexed input
+    findings/part-<hash>.parquet   one part per input (all its sessions), FINDING_SCHEMA
+    .lock                          flock'd for the whole of an `index` run
+
+The manifest is the commit point: parts are written to a temporary name and renamed into place
+first, the manifest is replaced (temp file + fsync + os.replace) after them, and readers only
+trust the parts it lists. A part's name hashes the input's path, content, the pattern library and
+the index version, so a changed input gets a new part and an old manifest never points at new
+data. A run killed at any point leaves the previous (or an intermediate) committed state; parts
+nobody lists are deleted by the next run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from logsleuth.errors import InputError, Location
+
+if TYPE_CHECKING:
+    from logsleuth.index_rows import FileResult
+    from logsleuth.library import PatternLibrary
+
+INDEX_VERSION = 1  # bump when FINDING_SCHEMA or what goes into it changes: everything is re-indexed
+MANIFEST = "files.parquet"
+PARTS = "findings"
+LOCK = ".lock"
+SLOW_ENV = "LOGSLEUTH_INDEX_SLOW_MS"  # test hook: sleep between inputs so a kill lands mid-run
+COMMIT_EVERY_FILES = 20  # commit the manifest this often during long runs ...
+COMMIT_EVERY_SECONDS = 2.0  # ... or after this long, whichever comes first
+
+# One action against a failure episode: the command as issued and what it changed.
+ACTION_STRUCT = pl.Struct(
+    {
+        "seq": pl.Int64(),
+        "command": pl.Utf8(),
+        "kind": pl.Utf8(),
+        "subject": pl.Utf8(),
+        "value": pl.Utf8(),
+        "resolved": pl.Utf8(),
+    }
+)
+
+FINDING_SCHEMA: dict[str, pl.DataType] = {
+    "session": pl.Utf8(),
+    "source": pl.Utf8(),  # the input path as given to `index`
+    "line": pl.Int64(),
+    "seq": pl.Int64(),
+    "ts": pl.Datetime("us", "UTC"),
+    "pattern": pl.Utf8(),
+    "category": pl.Utf8(),
+    "severity": pl.Utf8(),  # fatal | error | warning | success
+    "priority": pl.Int64(),  # the pattern's priority (the strongest finding of an event wins)
+    "fingerprint": pl.Utf8(),
+    "captures": pl.Utf8(),  # JSON object, keys sorted
+    "text": pl.Utf8(),
+    "primary": pl.Boolean(),  # the session's primary (root-cause) finding
+    "success": pl.Boolean(),  # a success pattern: what worked
+    "episode": pl.Utf8(),  # the failure episode (graph node id) this finding belongs to, else null
+    "resolved_by": pl.List(ACTION_STRUCT),  # the action(s) that stopped the episode
+    "held": pl.Boolean(),  # the episode never came back after resolved_by; null when nothing resolved it
+    "attempts": pl.List(ACTION_STRUCT),  # the other attempts against the episode (they did not fix it)
+    "catch22": pl.Boolean(),  # the episode is part of a catch-22
+    "outcome": pl.Utf8(),  # the session's outcome: resolved | worked around | unresolved
+    "format": pl.Utf8(),  # the reader that read the input
+    "file_sha256": pl.Utf8(),  # content hash of the input, as in the manifest
+}
+
+MANIFEST_SCHEMA: dict[str, pl.DataType] = {
+    "path": pl.Utf8(),  # absolute path: the key
+    "source": pl.Utf8(),  # the path as given when it was indexed
+    "part": pl.Utf8(),  # findings/part-<hash>.parquet relative to the index dir; null: no findings
+    "size": pl.Int64(),
+    "mtime_ns": pl.Int64(),
+    "sha256": pl.Utf8(),
+    "format": pl.Utf8(),
+    "sessions": pl.Int64(),
+    "findings": pl.Int64(),
+    "skipped": pl.Int64(),  # input lines the reader could not use
+    "library": pl.Utf8(),  # hash of the pattern library the findings came from
+    "version": pl.Int64(),  # INDEX_VERSION
+}
+
+
+# ---------------------------------------------------------------- locations
+
+
+def default_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "logsleuth"
+
+
+def auto_roots() -> list[str]:
+    """Where the supported agents keep their sessions on this machine (HOME/XDG/tool vars respected)."""
+    home = Path(os.path.expanduser("~"))
+    data = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
+    claude = Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
+    codex = Path(os.environ.get("CODEX_HOME") or home / ".codex")
+    candidates = [
+        claude / "projects",
+        codex / "sessions",
+        data / "opencode" / "storage",
+        data / "opencode" / "opencode.db",
+    ]
+    roots = [str(p) for p in candidates if p.exists()]
+    roots += sorted(str(p) for p in (home / ".gemini" / "tmp").glob("*/chats") if p.is_dir())
+    return roots
+
+
+# ---------------------------------------------------------------- file identity
+
+
+@dataclass(frozen=True, slots=True)
+class Stat:
+    size: int
+    mtime_ns: int
+
+
+def _members(path: Path) -> list[Path]:
+    """The files an input is read from: a folder's files, a Claude Code session's subagent files,
+    an SQLite database's write-ahead log."""
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file())
+    out = [path]
+    sidecar = path.with_name(path.name + "-wal")
+    if sidecar.is_file():
+        out.append(sidecar)
+    if path.suffix == ".jsonl":
+        sub = path.with_suffix("") / "subagents"
+        if sub.is_dir():
+            out += sorted(p for p in sub.rglob("*") if p.is_file())
+    return out
+
+
+def stat_of(path: Path) -> Stat:
+    size = mtime = 0
+    for m in _members(path):
+        st = m.stat()
+        size += st.st_size
+        mtime = max(mtime, st.st_mtime_ns)
+    return Stat(size, mtime)
+
+
+def content_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    base = path if path.is_dir() else path.parent
+    for m in _members(path):
+        if m != path:
+            h.update(b"\x00" + os.path.relpath(m, base).encode() + b"\x00")
+        with open(m, "rb") as f:
+            while chunk := f.read(1 << 20):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def library_hash(library: PatternLibrary) -> str:
+    """Changes when any pattern's matching or metadata changes: the index is then rebuilt."""
+    h = hashlib.sha256(str(INDEX_VERSION).encode())
+    for p in library.patterns:
+        h.update(
+            repr(
+                (p.id, p.category, p.severity.value, p.priority, p.regex, p.prefilter, p.fingerprint, p.scope)
+            ).encode()
+        )
+    return h.hexdigest()[:16]
+
+
+def empty_findings() -> pl.DataFrame:
+    return pl.DataFrame(schema=FINDING_SCHEMA)
+
+
+# ---------------------------------------------------------------- the manifest and its parts
+
+
+def read_manifest(db: Path) -> pl.DataFrame:
+    path = db / MANIFEST
+    if not path.exists():
+        return pl.DataFrame(schema=MANIFEST_SCHEMA)
+    try:
+        frame = pl.read_parquet(path)
+    except Exception as exc:  # polars raises its own ComputeError family for corrupt files
+        raise InputError(f"unreadable index manifest: {exc}", Location(str(path)), "rebuild with `logsleuth index`") from exc
+    return frame.select([pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c) for c, t in MANIFEST_SCHEMA.items()])
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_atomic(frame: pl.DataFrame, dest: Path) -> None:
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    frame.write_parquet(tmp, compression="zstd", statistics=True)
+    with open(tmp, "rb+") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, dest)
+    _fsync_dir(dest.parent)
+
+
+def scan(db: Path, columns: Sequence[str] | None = None) -> pl.LazyFrame:
+    """The committed findings of an index (only the parts its manifest lists), lazily."""
+    db = Path(db)
+    if not (db / MANIFEST).exists():
+        raise InputError(
+            "no index here", Location(str(db)), "build one with `logsleuth index PATH…` (or search files with --in)"
+        )
+    manifest = read_manifest(db)
+    parts = sorted(str(db / p) for p in manifest["part"].drop_nulls().to_list())
+    frame = empty_findings().lazy() if not parts else pl.scan_parquet(parts)
+    return frame.select(list(columns)) if columns else frame
+
+
+def load(db: Path, columns: Sequence[str] | None = None, predicate: pl.Expr | None = None) -> pl.DataFrame:
+    """Collect committed findings; retried when a concurrent run replaced a part under our feet."""
+    last: Exception | None = None
+    for _ in range(3):
+        try:
+            lf = scan(db)
+            if predicate is not None:
+                lf = lf.filter(predicate)
+            if columns:
+                lf = lf.select(list(columns))
+            return lf.collect()
+        except (FileNotFoundError, pl.exceptions.ComputeError) as exc:
+            last = exc
+            time.sleep(0.05)
+    raise InputError(f"index changed while reading it: {last}", Location(str(db)), "retry")
+
+
+# ---------------------------------------------------------------- locking
+
+
+class IndexBusy(InputError):
+    """Another `logsleuth index` holds the index lock (and --no-wait was given)."""
+
+
+@contextlib.contextmanager
+def locked(db: Path, wait: bool = True) -> Iterator[None]:
+    db.mkdir(parents=True, exist_ok=True)
+    with open(db / LOCK, "a+b") as f:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError as exc:
+            raise IndexBusy(
+                "another `logsleuth index` is updating this index",
+                Location(str(db)),
+                "wait for it to finish, or rerun without --no-wait to wait for the lock",
+            ) from exc
+        try:
+            yield
+        finally:
+            fcntl.flock(f.fileno(), fcntl.LOCK_UN)
+
+
+# ---------------------------------------------------------------- building and updating
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Reported after each input: how far the run is (for a progress bar)."""
+
+    done: int
+    total: int
+    source: str
+
+
+@dataclass
+class Summary:
+    files: int = 0  # inputs (re)indexed this run
+    unchanged: int = 0
+    removed: int = 0
+    sessions: int = 0
+    findings: int = 0
+    skipped_lines: int = 0
+    errors: list[str] = field(default_factory=list)
+    total_files: int = 0  # in the index after the run
+    total_findings: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "files": self.files,
+            "unchanged": self.unchanged,
+            "removed": self.removed,
+            "sessions": self.sessions,
+            "findings": self.findings,
+            "skipped_lines": self.skipped_lines,
+            "errors": sorted(self.errors),
+            "index": {"files": self.total_files, "findings": self.total_findings},
+        }
+
+
+def _part_name(key: str, sha: str, lib: str) -> str:
+    h = hashlib.sha256(f"{key}\x00{sha}\x00{lib}\x00{INDEX_VERSION}".encode()).hexdigest()[:20]
+    return f"{PARTS}/part-{h}.parquet"
+
+
+def _under(path: str, roots: Sequence[str]) -> bool:
+    return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
+
+
+class _Builder:
+    """One index run under the lock: plan, (re)index, commit periodically, collect garbage."""
+
+    def __init__(self, db: Path, library: PatternLibrary, force: bool):
+        self.db = db
+        self.library = library
+        self.lib = library_hash(library)
+        self.force = force
+        self.rows: dict[str, dict[str, Any]] = {r["path"]: r for r in read_manifest(db).to_dicts()}
+        self.dirty = False
+        self.last_commit = time.monotonic()
+        self.since_commit = 0
+
+    def current(self, key: str, path: Path) -> tuple[bool, Stat, str | None]:
+        """(unchanged?, stat, sha if computed). The cheap size+mtime check first, the hash only if needed."""
+        st = stat_of(path)
+        prev = self.rows.get(key)
+        fresh = prev is not None and not self.force and prev["library"] == self.lib and prev["version"] == INDEX_VERSION
+        if fresh and prev is not None and (prev["size"], prev["mtime_ns"]) == (st.size, st.mtime_ns):
+            return True, st, prev["sha256"]
+        sha = content_hash(path)
+        if fresh and prev is not None and prev["sha256"] == sha:
+            self.rows[key] = {**prev, "size": st.size, "mtime_ns": st.mtime_ns}  # touched, same content
+            self.dirty = True
+            return True, st, sha
+        return False, st, sha
+
+    def index(self, key: str, source: str, st: Stat, sha: str) -> FileResult:
+        from logsleuth.index_rows import analyse_input
+
+        result = analyse_input(source, self.library, sha)
+        part = None
+        if result.frame.height:
+            part = _part_name(key, sha, self.lib)
+            _write_atomic(result.frame, self.db / part)
+        self.rows[key] = {
+            "path": key,
+            "source": source,
+            "part": part,
+            "size": st.size,
+            "mtime_ns": st.mtime_ns,
+            "sha256": sha,
+            "format": result.format,
+            "sessions": result.sessions,
+            "findings": result.frame.height,
+            "skipped": result.skipped,
+            "library": self.lib,
+            "version": INDEX_VERSION,
+        }
+        self.dirty = True
+        self.since_commit += 1
+        return result
+
+    def drop(self, key: str) -> None:
+        if self.rows.pop(key, None) is not None:
+            self.dirty = True
+
+    def maybe_commit(self) -> None:
+        if self.since_commit >= COMMIT_EVERY_FILES or time.monotonic() - self.last_commit >= COMMIT_EVERY_SECONDS:
+            self.commit()
+
+    def commit(self) -> None:
+        if self.dirty:
+            rows = [self.rows[k] for k in sorted(self.rows)]
+            frame = pl.DataFrame(rows, schema=MANIFEST_SCHEMA) if rows else pl.DataFrame(schema=MANIFEST_SCHEMA)
+            _write_atomic(frame, self.db / MANIFEST)
+            self.dirty = False
+        self.last_commit = time.monotonic()
+        self.since_commit = 0
+        self.collect_garbage()
+
+    def collect_garbage(self) -> None:
+        """Delete parts the committed manifest does not list and temp files of killed runs."""
+        listed = {r["part"] for r in self.rows.values() if r["part"]}
+        folder = self.db / PARTS
+        for p in sorted(folder.iterdir()) if folder.is_dir() else []:
+            rel = f"{PARTS}/{p.name}"
+            if rel not in listed or p.name.endswith(".tmp"):
+                with contextlib.suppress(FileNotFoundError):
+                    p.unlink()
+        for p in self.db.glob(f".{MANIFEST}.*.tmp"):
+            with contextlib.suppress(FileNotFoundError):
+                p.unlink()
+
+
+def build(
+    roots: Sequence[str],
+    db: Path | None = None,
+    *,
+    library: PatternLibrary | None = None,
+    pattern_dirs: Sequence[str] = (),
+    wait: bool = True,
+    force: bool = False,
+    keep_deleted: bool = False,
+    progress: Callable[[Progress], None] | None = None,
+) -> Summary:
+    """Index (or update the index of) every session under `roots`; never aborts on a bad input.
+
+    Unchanged inputs are skipped, changed ones replaced, and inputs under a root that no longer
+    exist removed (unless keep_deleted). Holds DIR/.lock for the whole run.
+    """
+    from logsleuth.analysis import load_library
+
+    db = Path(db) if db is not None else default_dir()
+    summary = Summary()
+    (db / PARTS).mkdir(parents=True, exist_ok=True)
+    lib = library if library is not None else load_library(pattern_dirs)
+    slow = float(os.environ.get(SLOW_ENV) or 0) / 1000
+    with locked(db, wait):
+        b = _Builder(db, lib, force)  # the manifest is read under the lock: a waiting run sees the winner's work
+        b.collect_garbage()
+        inputs: dict[str, str] = {}  # absolute key -> source as given
+        scanned: list[str] = []
+        for root in roots:
+            try:
+                found = discover(root)
+            except InputError as exc:
+                summary.errors.append(exc.one_line())
+                continue
+            scanned.append(os.path.abspath(root))
+            if not found:
+                summary.errors.append(f"{root}: no transcript or log found")
+            for source in found:
+                inputs.setdefault(os.path.abspath(source), source)
+        if not keep_deleted:
+            for key in sorted(b.rows):
+                if key not in inputs and _under(key, scanned):
+                    b.drop(key)
+                    summary.removed += 1
+        ordered = sorted(inputs.items(), key=lambda kv: kv[1])
+        for done, (key, source) in enumerate(ordered, start=1):
+            if slow:
+                time.sleep(slow)
+            try:
+                unchanged, st, sha = b.current(key, Path(key))
+                if unchanged:
+                    summary.unchanged += 1
+                else:
+                    assert sha is not None
+                    result = b.index(key, source, st, sha)
+                    summary.files += 1
+                    summary.sessions += result.sessions
+                    summary.findings += result.frame.height
+                    summary.skipped_lines += result.skipped
+            except Exception as exc:  # one bad input never aborts the run
+                b.drop(key)  # whatever was indexed from it before is stale now
+                summary.errors.append(_error_line(source, exc))
+            b.maybe_commit()
+            if progress is not None:
+                progress(Progress(done, len(ordered), source))
+        b.commit()
+        summary.total_files = len(b.rows)
+        summary.total_findings = sum(int(r["findings"] or 0) for r in b.rows.values())
+    summary.errors.sort()
+    return summary
+
+
+def discover(root: str) -> list[str]:
+    """The inputs under `root` (ingest.discover), or an InputError when it does not exist."""
+    from logsleuth import ingest
+
+    if not os.path.exists(root):
+        raise InputError("no such file or directory", Location(root), "check the path")
+    return ingest.discover(root)
+
+
+def _error_line(source: str, exc: BaseException) -> str:
+    from logsleuth.errors import LogsleuthError
+
+    if isinstance(exc, LogsleuthError):
+        line = exc.one_line()
+        return line if line.startswith(source) else f"{source}: {line}"
+    if isinstance(exc, OSError):
+        return f"{source}: {exc.strerror or exc}"
+    return f"{source}: internal error: {type(exc).__name__}: {exc}"

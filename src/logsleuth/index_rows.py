@@ -1,0 +1,180 @@
+"""Index rows of one analysed session: its findings and what the session did about each.
+
+What resolved a finding comes from the causal graph (link.py): the action(s) with a `resolved`
+edge to the finding's episode, and whether that held; else an attempt after which the session
+moved on to another failure (it cured the episode for a while: a fix that did not hold); the
+other attempts against the episode are kept as the ones that did not fix it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from logsleuth.errors import InputError
+from logsleuth.index import FINDING_SCHEMA, discover, empty_findings
+
+if TYPE_CHECKING:
+    from logsleuth.analysis import Analysis
+    from logsleuth.library import PatternLibrary
+    from logsleuth.model import Action, CausalGraph, IngestReport
+
+INDEXED_SEVERITIES = ("fatal", "error", "warning", "success")
+
+
+def _action_row(a: Action) -> dict[str, Any]:
+    return {
+        "seq": a.seq,
+        "command": a.command,
+        "kind": a.kind.value,
+        "subject": a.subject,
+        "value": a.value,
+        "resolved": a.resolved,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeFix:
+    """What the session did about one failure episode."""
+
+    resolved_by: tuple[Action, ...]
+    held: bool | None
+    attempts: tuple[Action, ...]
+    catch22: bool
+
+
+def episode_fixes(graph: CausalGraph) -> dict[str, EpisodeFix]:
+    """Per episode: the action(s) that stopped it and whether that held, else the failed attempts.
+
+    A `resolved` edge means the episode never came back (held). When there is none, an attempt after
+    which the session moved on to another failure cured it for a while: it is recorded as the fix
+    that did not hold (the nvcc 13.2 -> 13.0 move of a catch-22).
+    """
+    from logsleuth.model import Relation
+
+    node_of = {id(a): nid for nid, a in graph.node_actions.items()}
+    in_catch22 = {ep for c in graph.catch22 for ep in c.episodes}
+    edges = [e for e in graph.edges if e.source in graph.node_actions]
+    out: dict[str, EpisodeFix] = {}
+    for ep in graph.episodes:
+        attempts = list(graph.attempts.get(ep.id, ()))
+        resolved = {e.source for e in edges if e.target == ep.id and e.relation is Relation.RESOLVED}
+        not_fixed = {e.source for e in edges if e.target == ep.id and e.relation is Relation.DID_NOT_FIX}
+        moved_on = {
+            e.source
+            for e in edges
+            if e.target != ep.id and e.relation in (Relation.REVEALED, Relation.RECURRED)
+        }
+        fixers = [graph.node_actions[n] for n in sorted(resolved, key=lambda n: graph.node_actions[n].seq)]
+        if not fixers:
+            fixers = [a for a in attempts if node_of.get(id(a)) in moved_on - not_fixed]
+        held: bool | None = None
+        if fixers:
+            last = max(a.seq for a in fixers)
+            held = not any(seq > last for seq in ep.occurrences)
+        fixer_ids = {id(a) for a in fixers}
+        out[ep.id] = EpisodeFix(
+            resolved_by=tuple(fixers),
+            held=held,
+            attempts=tuple(a for a in attempts if id(a) not in fixer_ids),
+            catch22=ep.id in in_catch22,
+        )
+    return out
+
+
+def analysis_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]:
+    """Index rows (FINDING_SCHEMA) for the findings of one analysed session."""
+    import orjson
+
+    graph = an.graph
+    fixes = episode_fixes(graph)
+    by_key = {(ep.pattern, ep.fingerprint): ep.id for ep in graph.episodes}
+    by_seq = {seq: ep.id for ep in graph.episodes for seq in ep.occurrences}
+    rows = []
+    for f in an.findings:
+        sev = f.severity.value
+        if sev not in INDEXED_SEVERITIES:
+            continue
+        success = sev == "success"
+        ep_id = None if success else by_key.get((f.pattern, f.fingerprint), by_seq.get(f.seq))
+        fix = fixes.get(ep_id) if ep_id else None
+        rows.append(
+            {
+                "session": f.session or an.session,
+                "source": f.source,
+                "line": f.line,
+                "seq": f.seq,
+                "ts": f.ts,
+                "pattern": f.pattern,
+                "category": f.category,
+                "severity": sev,
+                "priority": f.priority,
+                "fingerprint": f.fingerprint,
+                "captures": orjson.dumps(dict(f.captures), option=orjson.OPT_SORT_KEYS).decode(),
+                "text": f.text,
+                "primary": bool(f.primary),
+                "success": success,
+                "episode": ep_id,
+                "resolved_by": [_action_row(a) for a in fix.resolved_by] if fix else [],
+                "held": fix.held if fix else None,
+                "attempts": [_action_row(a) for a in fix.attempts] if fix else [],
+                "catch22": bool(fix and fix.catch22),
+                "outcome": graph.outcome.value,
+                "format": fmt,
+                "file_sha256": sha,
+            }
+        )
+    return rows
+
+
+def findings_frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:
+    frame = pl.DataFrame(list(rows), schema=FINDING_SCHEMA) if rows else empty_findings()
+    return frame.sort("session", "seq", "pattern", "line")
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    frame: pl.DataFrame
+    format: str
+    sessions: int
+    skipped: int
+
+
+def analyse_input(source: str, library: PatternLibrary, sha: str = "") -> FileResult:
+    """Ingest one input and analyse every session in it separately (no reasoning: no spaCy)."""
+    from logsleuth import ingest
+    from logsleuth.analysis import analyze_transcript
+
+    t = ingest.read(source)
+    sessions = t.events["session"].unique(maintain_order=True).to_list() if t.events.height else []
+    rows: list[dict[str, Any]] = []
+    for s in sessions:
+        an = analyze_transcript(t, library, session=s, with_reasoning=False)
+        rows += analysis_rows(an, t.report.format, sha)
+    return FileResult(findings_frame(rows), t.report.format, len(sessions), _skipped(t.report))
+
+
+def _skipped(report: IngestReport) -> int:
+    return len(report.skipped)
+
+
+def analyse_files(paths: Sequence[str], library: PatternLibrary) -> tuple[pl.DataFrame, list[str]]:
+    """Findings of the given inputs (files or folders), analysed on the fly; plus one line per bad input."""
+    frames: list[pl.DataFrame] = []
+    errors: list[str] = []
+    for root in paths:
+        try:
+            inputs = discover(root)
+        except InputError as exc:
+            errors.append(exc.one_line())
+            continue
+        for source in inputs:
+            try:
+                frames.append(analyse_input(source, library).frame)
+            except InputError as exc:
+                errors.append(exc.one_line())
+    frame = pl.concat(frames) if frames else empty_findings()
+    return frame, errors

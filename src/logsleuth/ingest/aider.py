@@ -1,0 +1,246 @@
+"""aider chat history (format "aider"): `.aider.chat.history.md`.
+
+aider appends markdown as the session goes:
+
+- `# aider chat started at 2025-10-20 21:49:17` opens a session (each header a new one);
+- `#### text` lines are what the user typed (a multi-line input is several `####` lines);
+- `> text` lines are aider's own output (tool output, warnings, prompts); an empty one is `>`;
+- anything else is the model's reply, written raw (markdown, code fences, edit blocks).
+
+User commands that run something (`/run cmd`, `!cmd`, `/test cmd`, `/git …`, `/lint`) become
+tool calls and the `>` block right after them their result. When a failing command's output is
+sent to the model, aider logs it as a user message "I ran this command: … And got this output: …":
+that becomes a tool call plus its result. `> Running cmd` inside a `>` block (a shell command the
+model suggested and the user approved) becomes a tool call, and the quoted lines after it its result.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from logsleuth.ingest.base import (
+    EventSink,
+    Probe,
+    ReaderSpec,
+    ReportBuilder,
+    iter_lines,
+    parse_ts,
+    session_from_path,
+    transcript,
+)
+from logsleuth.ingest.jsonscan import exit_code_in
+from logsleuth.model import Kind, Role, Transcript
+
+FORMAT = "aider"
+MAX_LINE_BYTES = 16 * 1024 * 1024
+_HEADER = re.compile(r"^# aider chat started at (?P<ts>\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d)")
+_HEADER_BYTES = re.compile(rb"\A\s*# aider chat started at \d{4}-\d\d-\d\d")
+_RAN = re.compile(r"\AI ran this command:\s*\n\s*\n(?P<cmd>.*?)\n\s*\nAnd got this output:[ \t]*\n(?P<out>.*)\Z", re.S)
+_RUN_CMD = re.compile(r"^(?:/(?P<name>run|test|git|lint)\b\s*|!)(?P<cmd>.*)\Z", re.S)
+_RUNNING = "Running "
+
+
+def sniff(probe: Probe) -> bool:
+    if probe.is_dir:
+        return False
+    if probe.name.endswith("aider.chat.history.md"):
+        return True
+    return bool(_HEADER_BYTES.match(probe.head))
+
+
+@dataclass
+class _Block:
+    kind: str  # user | tool | assistant
+    lines: list[tuple[int, str]] = field(default_factory=list)
+
+    @property
+    def first(self) -> int:
+        return self.lines[0][0]
+
+    def text(self) -> str:
+        return "\n".join(t for _, t in self.lines).strip("\n").rstrip()
+
+
+class _Reader:
+    def __init__(self, probe: Probe):
+        self.base = session_from_path(probe.display)
+        self.sink = EventSink(self.base, probe.display)
+        self.report = ReportBuilder(probe.display, FORMAT)
+        self.session: str | None = None
+        self.seen_sessions: set[str] = set()
+        self.block: _Block | None = None
+        self.trailing_blank = 0  # blank lines held back at the end of an assistant block
+        self.in_fence = False
+        self.pending: tuple[str, str] | None = None  # (tool, call_id) awaiting its `>` output
+
+    # -- line loop ------------------------------------------------------------------------------
+
+    def feed(self, n: int, raw: bytes) -> None:
+        self.report.lines += 1
+        if len(raw) > MAX_LINE_BYTES:
+            self.report.skip(n, f"line too long ({len(raw)} bytes)")
+            return
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.report.skip(n, f"invalid UTF-8 at byte {exc.start}")
+            return
+        if line.startswith("# aider chat started at "):
+            self._flush()
+            self._header(n, line)
+        elif line.startswith("####"):
+            self._add("user", n, line[5:] if line.startswith("#### ") else line[4:])
+        elif (line == ">" or line.startswith("> ") or line.startswith(">\t") or _only_gt(line)) and not (
+            self.in_fence and self.block is not None and self.block.kind == "assistant"
+        ):
+            self._add("tool", n, line[2:] if len(line) > 1 else "")
+        elif not line.strip():
+            if self.block is not None and self.block.kind == "assistant":
+                self.trailing_blank += 1
+            else:
+                self._flush()
+                self.report.ignored += 1
+        elif self.block is not None and self.block.kind == "tool" and self.trailing_blank == 0:
+            self._add("tool", n, line)  # a multi-line tool message: only its first line is quoted
+        else:
+            self._add("assistant", n, line)
+            if line.lstrip().startswith(("```", "~~~")):
+                self.in_fence = not self.in_fence
+
+    def _add(self, kind: str, n: int, text: str) -> None:
+        if self.block is None or self.block.kind != kind:
+            self._flush()
+            self.block = _Block(kind)
+            self.in_fence = False
+        elif self.trailing_blank:  # blank lines inside an assistant reply belong to it
+            self.block.lines.extend((0, "") for _ in range(self.trailing_blank))
+            self.trailing_blank = 0
+        self.block.lines.append((n, text.rstrip()))
+
+    def _header(self, n: int, line: str) -> None:
+        m = _HEADER.match(line)
+        stamp = m.group("ts").replace(" ", "T") if m else str(n)
+        session = f"{self.base}@{stamp}"
+        if session in self.seen_sessions:
+            session = f"{session}#{n}"
+        self.seen_sessions.add(session)
+        self.session = session
+        self.pending = None
+        self.sink.add(line=n, role=Role.SYSTEM, kind=Kind.TEXT, text=line[2:].strip(),
+                      ts=parse_ts(m.group("ts")) if m else None, session=session)
+        self.report.used += 1
+
+    # -- blocks -> events -----------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        block, self.block = self.block, None
+        held, self.trailing_blank = self.trailing_blank, 0
+        self.report.ignored += held
+        if block is None:
+            return
+        pending, self.pending = self.pending, None
+        before = len(self.sink)
+        if block.kind == "user":
+            self._user(block)
+        elif block.kind == "tool":
+            self._tool(block, pending)
+        else:
+            self._emit(block.first, Role.ASSISTANT, Kind.TEXT, block.text())
+        counted = len(block.lines)  # interior blank lines of a reply were added as (0, "")
+        if len(self.sink) > before:
+            self.report.used += counted
+        else:
+            self.report.ignored += counted
+
+    def _emit(
+        self,
+        line: int,
+        role: Role,
+        kind: Kind,
+        text: str,
+        tool: str | None = None,
+        call_id: str | None = None,
+        exit_code: int | None = None,
+    ) -> None:
+        if text:
+            self.sink.add(line=line, role=role, kind=kind, text=text, session=self.session, tool=tool,
+                          call_id=call_id, exit_code=exit_code)
+
+    def _user(self, block: _Block) -> None:
+        text = block.text()
+        if not text or text == "<blank>":
+            return
+        ran = _RAN.match(text)
+        if ran:
+            call_id = f"aider:{block.first}"
+            self._emit(block.first, Role.USER, Kind.TOOL_CALL, ran.group("cmd").strip(), tool="run", call_id=call_id)
+            out_line = next((n for n, t in block.lines if t.startswith("And got this output")), block.first)
+            out = ran.group("out").strip()
+            self._emit(out_line, Role.TOOL, Kind.TOOL_RESULT, out, tool="run", call_id=call_id,
+                       exit_code=exit_code_in(out))
+            return
+        cmd = _RUN_CMD.match(text)
+        if cmd:
+            tool = cmd.group("name") or "run"
+            call_id = f"aider:{block.first}"
+            self._emit(block.first, Role.USER, Kind.TOOL_CALL, cmd.group("cmd").strip() or text, tool=tool,
+                       call_id=call_id)
+            self.pending = (tool, call_id)
+            return
+        self._emit(block.first, Role.USER, Kind.TEXT, text)
+
+    def _tool(self, block: _Block, pending: tuple[str, str] | None) -> None:
+        if pending is not None:
+            tool, call_id = pending
+            text = block.text()
+            self._emit(block.first, Role.TOOL, Kind.TOOL_RESULT, text, tool=tool, call_id=call_id,
+                       exit_code=exit_code_in(text))
+            return
+        # split at `Running cmd` lines: what precedes is aider talking, what follows is output
+        segment: list[tuple[int, str]] = []
+        call: tuple[int, str] | None = None
+        for n, t in [*block.lines, (0, _RUNNING)]:
+            if t.startswith(_RUNNING) and (n == 0 or len(t) > len(_RUNNING)):
+                body = "\n".join(x for _, x in segment).strip()
+                if call is None:
+                    if body:
+                        first = next(m for m, x in segment if x.strip())
+                        self._emit(first, Role.SYSTEM, Kind.TEXT, body)
+                else:
+                    call_id = f"aider:{call[0]}"
+                    self._emit(call[0], Role.ASSISTANT, Kind.TOOL_CALL, call[1], tool="shell", call_id=call_id)
+                    if body:
+                        first = next(m for m, x in segment if x.strip())
+                        self._emit(first, Role.TOOL, Kind.TOOL_RESULT, body, tool="shell", call_id=call_id,
+                                   exit_code=exit_code_in(body))
+                call = (n, t[len(_RUNNING):].strip()) if n else None
+                segment = []
+            else:
+                segment.append((n, t))
+
+    def finish(self) -> Transcript:
+        self._flush()
+        return transcript(self.sink, self.report)
+
+
+def _only_gt(line: str) -> bool:
+    return line.startswith(">") and not line[1:].strip()
+
+
+def read(probe: Probe) -> Transcript:
+    reader = _Reader(probe)
+    with probe.open() as f:
+        for n, raw in iter_lines(f):
+            reader.feed(n, raw)
+    return reader.finish()
+
+
+READERS = [
+    ReaderSpec(
+        name=FORMAT,
+        sniff=sniff,
+        read=read,
+        description="aider chat history markdown (.aider.chat.history.md)",
+    )
+]

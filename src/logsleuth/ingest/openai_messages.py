@@ -1,0 +1,292 @@
+"""Generic OpenAI-style chat messages (format "openai-messages").
+
+Accepted containers: a JSON array of messages, a JSON object `{"messages": [...]}` (other top-level
+members such as `id` may name the session), JSONL with one message per line, or JSONL with one
+`{"messages": [...]}` conversation per line (each line its own session).
+
+A message: `{role: system|developer|user|assistant|tool|function, content: str | [parts],
+tool_calls: [{id, function: {name, arguments}}], tool_call_id, name, reasoning_content | reasoning}`;
+parts are `{type: text|input_text|output_text, text}` (images and other media are left out).
+"""
+
+from __future__ import annotations
+
+import io
+import shlex
+from typing import Any
+
+import orjson
+
+from logsleuth.ingest.base import EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path, transcript
+from logsleuth.ingest.jsonscan import (
+    LineLedger,
+    as_str,
+    compact_json,
+    count_lines,
+    decode_text,
+    exit_code_in,
+    first_element,
+    first_record,
+    iter_jsonl,
+    scan_document,
+    str_or,
+)
+from logsleuth.model import Kind, Role, Transcript
+
+FORMAT = "openai-messages"
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
+SHELL_TOOLS = frozenset(
+    {"bash", "shell", "sh", "run_shell_command", "run_command", "execute_command", "exec", "execute",
+     "terminal", "run_terminal_cmd", "local_shell", "container.exec", "shell_command"}
+)
+_TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
+_REASONING_PARTS = frozenset({"reasoning", "thinking"})
+_SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "id")
+
+
+# ---------------------------------------------------------------------------------------------
+# detection
+
+
+def is_message(value: Any) -> bool:
+    """An OpenAI-style message at the top level: a role and a body, none of the other agents' keys."""
+    return (
+        isinstance(value, dict)
+        and value.get("role") in ROLES
+        and ("content" in value or "tool_calls" in value or "function_call" in value)
+        and "parts" not in value
+        and "sessionId" not in value
+        and value.get("type") in (None, "message")
+    )
+
+
+def sniff(probe: Probe) -> bool:
+    if probe.is_dir or not probe.head:
+        return False
+    head = probe.head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head[:1] == b"[":
+        _, _, first = first_element(head, None)
+        return is_message(first)
+    if head[:1] != b"{":
+        return False
+    rec = first_record(head)
+    if isinstance(rec, dict):
+        return is_message(rec) or (_is_conversation(rec))
+    _, members, first = first_element(head, "messages")
+    return is_message(first) and not _foreign(members)
+
+
+def _is_conversation(rec: dict[str, Any]) -> bool:
+    msgs = rec.get("messages")
+    return isinstance(msgs, list) and bool(msgs) and is_message(msgs[0]) and not _foreign(rec)
+
+
+def _foreign(members: dict[str, Any]) -> bool:
+    # gemini ConversationRecord (projectHash) and opencode exports (info) also hold `messages`
+    return "projectHash" in members or "info" in members
+
+
+# ---------------------------------------------------------------------------------------------
+# reading
+
+
+def read(probe: Probe) -> Transcript:
+    with probe.open() as f:
+        raw = f.read()
+    report = ReportBuilder(probe.display, FORMAT)
+    base = session_from_path(probe.display)
+    sink = EventSink(base, probe.display)
+    text, bad_lines = decode_text(raw)
+    if _is_jsonl(text):
+        ledger = LineLedger()
+        _read_jsonl(raw, base, sink, ledger)
+    else:
+        ledger = LineLedger(count_lines(text))
+        _read_document(text, bad_lines, sink, ledger)
+    ledger.apply(report)
+    return transcript(sink, report)
+
+
+def _is_jsonl(text: str) -> bool:
+    stripped = text.strip()
+    first_line, _, rest = stripped.partition("\n")
+    try:
+        rec = orjson.loads(first_line)
+    except orjson.JSONDecodeError:
+        return False
+    return bool(rest.strip()) or is_message(rec)
+
+
+def _read_jsonl(raw: bytes, base: str, sink: EventSink, ledger: LineLedger) -> None:
+    names: dict[str, str] = {}
+    for n, rec in iter_jsonl(io.BytesIO(raw), ledger):
+        if isinstance(rec, dict) and isinstance(rec.get("messages"), list):
+            session = _session_of(rec) or f"{base}:{n}"
+            total = 0
+            for msg in rec["messages"]:
+                got = emit_message(sink, msg, n, session, names)
+                total += got if isinstance(got, int) else 0
+            if total:
+                ledger.use(n)
+            continue
+        emitted = emit_message(sink, rec, n, None, names)
+        if isinstance(emitted, str):
+            ledger.skip(n, emitted)
+        elif emitted:
+            ledger.use(n)
+
+
+def _read_document(text: str, bad_lines: list[int], sink: EventSink, ledger: LineLedger) -> None:
+    doc = scan_document(text, "messages")
+    session = _session_of(doc.members)
+    for line, reason in doc.errors:
+        ledger.skip(line, reason)
+    if doc.kind == "object" and not doc.found_array and not doc.errors:
+        ledger.skip(1, "JSON object without a messages array")
+    bad = set(bad_lines)
+    names: dict[str, str] = {}
+    for el in doc.elements:
+        if el.error:
+            ledger.skip(el.first, el.error)
+            continue
+        hit = [b for b in range(el.first, el.last + 1) if b in bad]
+        if hit:
+            ledger.skip(hit[0], "invalid UTF-8")
+            bad.difference_update(hit)
+            continue
+        emitted = emit_message(sink, el.value, el.first, session, names)
+        if isinstance(emitted, str):
+            ledger.skip(el.first, emitted)
+        elif emitted:
+            ledger.use(el.first, el.last)
+    for b in sorted(bad):
+        if not ledger.is_skipped(b):
+            ledger.skip(b, "invalid UTF-8")
+
+
+def _session_of(members: dict[str, Any]) -> str | None:
+    for key in _SESSION_KEYS:
+        if isinstance(members.get(key), str) and members[key]:
+            return str(members[key])
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# one message -> events
+
+
+def emit_message(
+    sink: EventSink, msg: Any, line: int, session: str | None, names: dict[str, str]
+) -> int | str:
+    """Add the events of one message; return how many, or the reason it cannot be used."""
+    if not isinstance(msg, dict):
+        return "message is not a JSON object"
+    role = msg.get("role")
+    if role not in ROLES:
+        return "message has no known role" if role is None else f"unknown role {as_str(role)[:40]!r}"
+    content = msg.get("content")
+    if content is not None and not isinstance(content, (str, list, dict)):
+        return f"content has the wrong type ({type(content).__name__})"
+    calls = msg.get("tool_calls")
+    if calls is not None and not isinstance(calls, list):
+        return f"tool_calls has the wrong type ({type(calls).__name__})"
+    ts = msg.get("timestamp") or msg.get("created_at") or msg.get("created")
+    before = len(sink)
+    text, thinking = content_text(content)
+    if role in ("system", "developer"):
+        if text:
+            sink.add(line=line, role=Role.SYSTEM, kind=Kind.TEXT, text=text, ts=ts, session=session)
+    elif role == "user":
+        if text:
+            sink.add(line=line, role=Role.USER, kind=Kind.TEXT, text=text, ts=ts, session=session)
+    elif role == "assistant":
+        reasoning = msg.get("reasoning_content") or msg.get("reasoning")
+        for r in (as_str(reasoning).strip() if isinstance(reasoning, str) else "", thinking):
+            if r:
+                sink.add(line=line, role=Role.ASSISTANT, kind=Kind.REASONING, text=r, ts=ts, session=session)
+        if text:
+            sink.add(line=line, role=Role.ASSISTANT, kind=Kind.TEXT, text=text, ts=ts, session=session)
+        if isinstance(msg.get("function_call"), dict):
+            calls = [*(calls or []), {"function": msg["function_call"]}]
+        for call in calls or []:
+            _emit_call(sink, call, line, ts, session, names)
+    else:  # tool / function result
+        call_id = msg.get("tool_call_id") if isinstance(msg.get("tool_call_id"), str) else None
+        tool = msg.get("name") if isinstance(msg.get("name"), str) else names.get(call_id or "")
+        code = exit_code_in(text)
+        flag = msg.get("is_error")
+        is_error = flag if isinstance(flag, bool) else (True if code else None)
+        sink.add(line=line, role=Role.TOOL, kind=Kind.TOOL_RESULT, tool=tool, call_id=call_id, text=text,
+                 ts=ts, is_error=is_error, exit_code=code, session=session)
+    return len(sink) - before
+
+
+def _emit_call(
+    sink: EventSink, call: Any, line: int, ts: Any, session: str | None, names: dict[str, str]
+) -> None:
+    if not isinstance(call, dict):
+        return
+    fn: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else call
+    name = str_or(fn.get("name")) or "unknown"
+    call_id = str_or(call.get("id"))
+    if call_id:
+        names[call_id] = name
+    sink.add(line=line, role=Role.ASSISTANT, kind=Kind.TOOL_CALL, tool=name, call_id=call_id,
+             text=call_text(name, fn.get("arguments")), ts=ts, session=session)
+
+
+def call_text(name: str, arguments: Any) -> str:
+    """The command of a shell-like call, else the arguments as compact sorted JSON."""
+    args = arguments
+    if isinstance(arguments, str):
+        try:
+            args = orjson.loads(arguments)
+        except orjson.JSONDecodeError:
+            return arguments
+    if name.lower() in SHELL_TOOLS and isinstance(args, dict):
+        cmd = args.get("command", args.get("cmd"))
+        if isinstance(cmd, str):
+            return cmd
+        if isinstance(cmd, list) and all(isinstance(c, str) for c in cmd):
+            if len(cmd) >= 3 and cmd[0] in ("bash", "sh", "zsh") and cmd[1] in ("-c", "-lc"):
+                return str(cmd[2])
+            return shlex.join(cmd)
+    return compact_json(args if args is not None else {})
+
+
+def content_text(content: Any) -> tuple[str, str]:
+    """(text, reasoning) of a content string or list of parts; media parts are left out."""
+    if content is None:
+        return "", ""
+    if isinstance(content, str):
+        return content.strip(), ""
+    parts = content if isinstance(content, list) else [content]
+    text: list[str] = []
+    thinking: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            text.append(part)
+        elif isinstance(part, dict):
+            ptype = part.get("type")
+            if ptype in _REASONING_PARTS:
+                body = part.get("thinking", part.get("text", part.get("summary")))
+                thinking.append(as_str(body) if not isinstance(body, list) else _summary_text(body))
+            elif ptype == "refusal" and isinstance(part.get("refusal"), str):
+                text.append(part["refusal"])
+            elif (ptype in _TEXT_PARTS or ptype is None) and isinstance(part.get("text"), str):
+                text.append(part["text"])
+    return "\n".join(t for t in text if t).strip(), "\n".join(t for t in thinking if t).strip()
+
+
+def _summary_text(items: list[Any]) -> str:
+    return "\n".join(i.get("text", "") if isinstance(i, dict) else as_str(i) for i in items)
+
+
+READERS = [
+    ReaderSpec(
+        name=FORMAT,
+        sniff=sniff,
+        read=read,
+        description="OpenAI-style chat messages: JSON array, {messages: [...]}, or JSONL",
+    )
+]

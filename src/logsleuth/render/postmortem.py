@@ -1,0 +1,164 @@
+"""Assemble the postmortem context (plain, sorted data) and render it as markdown, HTML or JSON."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from logsleuth.analysis import Analysis
+from logsleuth.link import action_label
+from logsleuth.render import graph as graph_render
+from logsleuth.render.story import Story, finding_rows
+
+TIMELINE_LIMIT = 80
+
+
+def build_context(an: Analysis) -> dict[str, Any]:
+    st = Story(an)
+    g = an.graph
+    return {
+        "title": st.title(),
+        "intro": st.intro(),
+        "road": st.road(),
+        "success": st.success(),
+        "catch22": st.catch22(),
+        "diagnosis": st.diagnosis(),
+        "assumptions": st.assumptions(),
+        "knowledge": st.knowledge(),
+        "root_cause": st.root_cause(),
+        "resolution": st.resolution_actions(),
+        "unresolved": st.unresolved(),
+        "recipe": list(g.recipe),
+        "outcome": g.outcome.value,
+        "mermaid": graph_render.to_mermaid(g, an.category_title),
+        "timeline": timeline(an),
+        "findings": finding_rows(an.findings),
+        "primary": an.primary.to_dict() if an.primary else None,
+        "graph": g.to_dict(),
+        "unclassified": [_unclassified(u) for u in an.unclassified],
+    }
+
+
+def _unclassified(u: Any) -> dict[str, Any]:
+    return {"template": u.template, "count": u.count, "first_line": u.first_line}
+
+
+def timeline(an: Analysis) -> list[dict[str, Any]]:
+    g = an.graph
+    ts = {r["seq"]: r["ts"] for r in an.events.select("seq", "ts").to_dicts()}
+    rows: list[dict[str, Any]] = []
+    for ep in g.episodes:
+        for i, seq in enumerate(ep.occurrences):
+            rows.append({"seq": seq, "what": "failure", "text": an.category_title(ep.category) + (" (again)" if i else "")})
+    pivots = {id(p) for p in g.pivots}
+    for _node_id, a in g.node_actions.items():
+        rows.append({"seq": a.seq, "what": "pivot" if id(a) in pivots else "fix", "text": action_label(a)})
+    for a, f in g.failed_attempts:
+        rows.append({"seq": f.seq, "what": "attempt failed", "text": f"{a.subject}{a.value or ''}"})
+    if g.first_success is not None:
+        rows.append({"seq": g.first_success.seq, "what": "success", "text": an.category_title(g.first_success.category)})
+    order = {"failure": 0, "attempt failed": 1, "fix": 2, "pivot": 3, "success": 4}
+    rows.sort(key=lambda r: (r["seq"], order[r["what"]], r["text"]))
+    for r in rows:
+        t = ts.get(r["seq"])
+        r["time"] = t.strftime("%H:%M") if t is not None else ""
+    if len(rows) > TIMELINE_LIMIT:
+        half = TIMELINE_LIMIT // 2
+        rows = [*rows[:half], {"seq": None, "time": "", "what": "…", "text": f"{len(rows) - 2 * half} more"},
+                *rows[-half:]]
+    return rows
+
+
+@cache
+def _env() -> Any:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("logsleuth", "templates"),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["cite"] = lambda seq: f"[msg {seq}]" if seq is not None else ""
+    env.filters["code"] = _inline_code
+    return env
+
+
+def _inline_code(text: str) -> Any:
+    """Escape, then turn `backticked` spans into <code> (for the HTML report)."""
+    import re
+
+    from markupsafe import Markup, escape
+
+    return Markup(re.sub(r"`([^`]+)`", r"<code>\1</code>", str(escape(text))))
+
+
+def redact_tree(obj: Any, redactor: Any) -> Any:
+    """Redact every string in a nested structure (context dicts, JSON documents)."""
+    if isinstance(obj, str):
+        return redactor.redact(obj)
+    if isinstance(obj, dict):
+        return {k: redact_tree(v, redactor) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [redact_tree(v, redactor) for v in obj]
+    return obj
+
+
+def _redacted(ctx: dict[str, Any], redact: bool, hosts: bool) -> tuple[dict[str, Any], int]:
+    if not redact:
+        return ctx, 0
+    from logsleuth.redact import Redactor
+
+    r = Redactor(hosts=hosts)
+    out = redact_tree(ctx, r)
+    return out, r.count
+
+
+def render_markdown(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> str:
+    ctx, n = _redacted(build_context(an), redact, redact_hosts)
+    ctx["redactions"] = n
+    return str(_env().get_template("postmortem.md.j2").render(**ctx))
+
+
+def render_html(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> str:
+    from logsleuth.render.svg import chain_svg
+
+    ctx, n = _redacted(build_context(an), redact, redact_hosts)
+    ctx["redactions"] = n
+    svg = chain_svg(an.graph, an.category_title)
+    if redact:
+        from logsleuth.redact import Redactor
+
+        svg = Redactor(hosts=redact_hosts).redact(svg)
+    from markupsafe import Markup
+
+    ctx["svg"] = Markup(svg)  # built from escaped text in svg.py
+    return str(_env().get_template("postmortem.html.j2").render(**ctx))
+
+
+def analysis_document(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> dict[str, Any]:
+    """The analysis as data (`analyze --output-format json`); schema in README."""
+    from logsleuth import jsonout
+
+    ctx = build_context(an)
+    doc = {
+        "report": an.transcript.report.to_dict(),
+        "session": an.session,
+        "title": ctx["title"],
+        "intro": ctx["intro"],
+        "outcome": ctx["outcome"],
+        "primary": ctx["primary"],
+        "findings": [f.to_dict() | {"session": f.session} for f in an.findings],
+        "actions": [a.to_dict() for a in an.actions],
+        "graph": ctx["graph"],
+        "story": {k: ctx[k] for k in ("road", "success", "catch22", "diagnosis", "assumptions", "knowledge",
+                                       "root_cause", "resolution", "unresolved", "timeline")},
+        "recipe": ctx["recipe"],
+        "unclassified": ctx["unclassified"],
+    }
+    doc = jsonout.plain(doc)
+    doc, n = _redacted(doc, redact, redact_hosts)
+    doc["redactions"] = n
+    return doc

@@ -1,0 +1,420 @@
+"""Turn an Analysis into the plain, sorted data a postmortem template renders.
+
+The prose is composed here, from the data: phrasings depend on what happened (a fix that
+revealed the next failure reads differently from one that changed nothing), and rotate so
+that a long chain does not repeat one sentence shape. Every statement carries the seq of the
+event that supports it; templates print it as `[msg N]`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from logsleuth.analysis import Analysis
+from logsleuth.link import action_label
+from logsleuth.model import Action, ActionKind, Episode, Finding, Relation, Sentence
+from logsleuth.render import facts
+
+RUN_LIMIT = 4  # more attempts than this against one failure are summarised, not listed
+
+_LEADS_REVEALED = (
+    "That cleared the way, and the next run stopped somewhere new {cite}:",
+    "One layer down, a different error {cite}:",
+    "The relaunch got further before failing again {cite}:",
+    "With that fixed, the next failure surfaced {cite}:",
+)
+_LEADS_PLAIN = (
+    "Right after that, a second problem showed up {cite}:",
+    "Then, without any change in between, {cite}:",
+)
+_CONCLUSIONS = (
+    "The agent's reading of it {cite}: “{text}”",
+    "Its diagnosis {cite}: “{text}”",
+    "The reasoning that followed {cite} put it this way: “{text}”",
+)
+
+
+def cite(seq: int | None) -> str:
+    return f"[msg {seq}]" if seq is not None else ""
+
+
+class Story:
+    """Indexes an Analysis once, then builds each section of the postmortem."""
+
+    def __init__(self, an: Analysis):
+        self.an = an
+        self.g = an.graph
+        rows = sorted(an.events.to_dicts(), key=lambda r: r["seq"])
+        self.rows = rows
+        self.by_seq = {r["seq"]: r for r in rows}
+        calls = {r["call_id"]: r["seq"] for r in rows if r["kind"] == "tool_call" and r["call_id"]}
+        self.result_of: dict[int, dict[str, Any]] = {}
+        for r in rows:
+            if r["kind"] == "tool_result" and r["call_id"] in calls:
+                self.result_of.setdefault(calls[r["call_id"]], r)
+        self.sentences = sorted(an.sentences, key=lambda s: s.seq)
+        self.episodes = {ep.id: ep for ep in self.g.episodes}
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def title_of(self, ep: Episode) -> str:
+        return self.an.category_title(ep.category)
+
+    def reasoning_between(self, start: int, stop: int, labels: Sequence[str]) -> Sentence | None:
+        """The most telling sentence of the agent's reasoning in (start, stop): diagnoses first."""
+        pool = [s for s in self.sentences if start < s.seq < stop and s.label in labels]
+        if not pool:
+            return None
+        rank = {label: i for i, label in enumerate(labels)}
+        return min(pool, key=lambda s: (rank[s.label], -len(s.entities), s.seq))
+
+    def was_launch(self, seq: int) -> bool:
+        return any(a.seq == seq and a.kind is ActionKind.LAUNCH for a in self.an.actions)
+
+    def call_before(self, result_seq: int) -> int | None:
+        for call_seq, res in self.result_of.items():
+            if res["seq"] == result_seq:
+                return call_seq
+        return None
+
+    # -- sections --------------------------------------------------------------------------
+
+    def intro(self) -> dict[str, Any]:
+        rows = self.rows
+        dur = facts.duration(rows)
+        machine = facts.machine(rows, self.an.actions)
+        messages = sum(1 for r in rows if r["kind"] in ("text", "tool_call") and r["role"] in ("user", "assistant"))
+        return {
+            "goal": [c.to_dict() for c in facts.goal(rows)],
+            "machine": machine,
+            "stack": facts.stack(rows, self.an.actions),
+            "events": len(rows),
+            "messages": messages,
+            "minutes": dur["minutes"],
+            "duration": facts.human_minutes(dur["minutes"]),
+            "start": dur["start"],
+            "format": self.an.transcript.report.format,
+            "source": self.an.transcript.report.source,
+            "session": self.an.session,
+            "failures": len(self.g.episodes),
+            "outcome": self.g.outcome.value,
+        }
+
+    def title(self) -> str:
+        g = self.g
+        if g.catch22:
+            c = g.catch22[0]
+            a, b = (self.episodes[e] for e in c.episodes[:2])
+            return f"The {c.subject} trap: {self.title_of(a).lower()} or {self.title_of(b).lower()}"
+        if not g.episodes:
+            return "A session without a failure chain"
+        first, last = g.episodes[0], g.episodes[-1]
+        ending = {"resolved": "resolved", "worked around": "worked around", "unresolved": "left unresolved"}[
+            g.outcome.value
+        ]
+        if first is last:
+            return f"{self.title_of(first)}, {ending}"
+        return f"From {self.title_of(first).lower()} to {self.title_of(last).lower()}, {ending}"
+
+    def road(self) -> list[dict[str, Any]]:
+        """The chain as a story: one step per failure, with what the agent made of it and did."""
+        steps: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        failures = [n for n in self.g.chain if n.startswith("f")]
+        for i, ep_id in enumerate(failures):
+            ep = self.episodes[ep_id]
+            recurring = ep_id in seen
+            seen.add(ep_id)
+            occ = ep.occurrences[0] if not recurring else self._recurrence_seq(ep, steps)
+            finding = next((f for f in ep.findings if f.seq == occ), ep.first)
+            nxt_seq = self._next_failure_seq(failures, i, occ)
+            attempts = [a for a in self.g.attempts.get(ep_id, ()) if occ < a.seq < nxt_seq]
+            steps.append(
+                {
+                    "id": ep_id,
+                    "title": self.title_of(ep),
+                    "category": ep.category,
+                    "seq": occ,
+                    "lead": self._lead(i, ep, occ, recurring, steps),
+                    "quote": facts.first_lines(finding.text, 4, 200),
+                    "explanation": finding.explanation,
+                    "conclusion": self._conclusion(i, occ, attempts[0].seq if attempts else nxt_seq),
+                    "attempts": self._attempts(attempts),
+                    "failed": self._failed_between(occ, nxt_seq),
+                    "command": self._decisive_command(attempts),
+                    "repeats": len([s for s in ep.occurrences if occ <= s < nxt_seq]),
+                }
+            )
+        return steps
+
+    def _recurrence_seq(self, ep: Episode, steps: list[dict[str, Any]]) -> int:
+        last = steps[-1]["seq"] if steps else -1
+        return next((s for s in ep.occurrences if s > last), ep.occurrences[-1])
+
+    def _next_failure_seq(self, failures: list[str], i: int, occ: int) -> int:
+        if i + 1 < len(failures):
+            nxt = self.episodes[failures[i + 1]]
+            return next((s for s in nxt.occurrences if s > occ), nxt.occurrences[-1])
+        return self.g.first_success.seq if self.g.first_success else 1 << 62
+
+    def _lead(self, i: int, ep: Episode, seq: int, recurring: bool, steps: list[dict[str, Any]]) -> str:
+        call = self.call_before(seq)
+        where = "when the server was launched" if call is not None and self.was_launch(call) else "in the output"
+        if i == 0:
+            return f"The first failure came {where} {cite(seq)}:"
+        if recurring:
+            return f"And the earlier {self.title_of(ep).lower()} was back {cite(seq)}:"
+        if steps and steps[-1]["attempts"]:
+            return _LEADS_REVEALED[(i - 1) % len(_LEADS_REVEALED)].format(cite=cite(seq))
+        return _LEADS_PLAIN[i % len(_LEADS_PLAIN)].format(cite=cite(seq))
+
+    def _conclusion(self, i: int, start: int, stop: int) -> dict[str, Any] | None:
+        s = self.reasoning_between(start, stop, ("diagnosis", "hypothesis", "decision"))
+        if s is None:
+            return None
+        text = s.text if len(s.text) <= 400 else s.text[:399] + "…"
+        return {"text": _CONCLUSIONS[i % len(_CONCLUSIONS)].format(cite=cite(s.seq), text=text), "seq": s.seq}
+
+    def _attempts(self, attempts: Sequence[Action]) -> list[dict[str, Any]]:
+        if len(attempts) > RUN_LIMIT:
+            kinds = Counter(a.kind.value.replace("_", " ") for a in attempts)
+            subjects = sorted({a.subject for a in attempts})
+            summary = (
+                f"Over {len(attempts)} attempts between {cite(attempts[0].seq)} and {cite(attempts[-1].seq)} the "
+                f"agent tried {', '.join(f'{n}× {k}' for k, n in sorted(kinds.items()))}, touching "
+                f"{', '.join(f'`{s}`' for s in subjects[:8])}{'…' if len(subjects) > 8 else ''}."
+            )
+            return [{"text": summary, "seq": attempts[0].seq}]
+        grouped: dict[int, list[Action]] = {}
+        for a in attempts:
+            grouped.setdefault(a.seq, []).append(a)
+        out = []
+        for seq, group in grouped.items():
+            parts = [describe(a) for a in group]
+            res = self.result_of.get(seq)
+            out.append({"text": f"At {cite(seq)} it {_join(parts)}.", "seq": seq, "result_seq": res["seq"] if res else None})
+        return out
+
+    def _failed_between(self, start: int, stop: int) -> list[dict[str, Any]]:
+        out = []
+        for a, f in self.g.failed_attempts:
+            if start < a.seq < stop:
+                out.append(
+                    {
+                        "text": f"`{a.command}` failed {cite(f.seq)}: {facts.first_lines(f.text, 1)[0]}",
+                        "seq": f.seq,
+                    }
+                )
+        return out
+
+    def _decisive_command(self, attempts: Sequence[Action]) -> dict[str, Any] | None:
+        if not attempts:
+            return None
+        a = attempts[-1]
+        return {"text": a.raw or a.command, "seq": a.seq}
+
+    def success(self) -> dict[str, Any] | None:
+        s = self.g.first_success
+        if s is None:
+            return None
+        return {"seq": s.seq, "quote": facts.first_lines(s.text, 2, 200), "title": self.an.category_title(s.category)}
+
+    def catch22(self) -> list[dict[str, Any]]:
+        out = []
+        for c in self.g.catch22:
+            a, b = (self.episodes[e] for e in c.episodes[:2])
+            quotes = self._catch22_quotes(a.occurrences[0])
+            va, vb = ((*c.values, "?", "?"))[:2]
+            out.append(
+                {
+                    "subject": c.subject,
+                    "alternated": c.alternated,
+                    "paths": [
+                        {"value": va, "title": self.title_of(a), "seq": a.occurrences[0],
+                         "quote": facts.first_lines(a.first.text, 1, 200), "explanation": a.first.explanation},
+                        {"value": vb, "title": self.title_of(b), "seq": b.occurrences[0],
+                         "quote": facts.first_lines(b.first.text, 1, 200), "explanation": b.first.explanation},
+                    ],
+                    "quotes": quotes,
+                    "moves": list(c.moves),
+                }
+            )
+        return out
+
+    def _catch22_quotes(self, after: int) -> list[dict[str, Any]]:
+        words = ("catch-22", "catch 22", "stuck", "either way", "both", "trap", "circular")
+        hits = [s for s in self.sentences if s.seq > after and any(w in s.text.lower() for w in words)]
+        return [{"text": s.text, "seq": s.seq} for s in hits[:3]]
+
+    def diagnosis(self) -> dict[str, Any]:
+        """The key reasoning, what was checked, and each strategy change with why."""
+        first = self.g.episodes[0].occurrences[0] if self.g.episodes else -1
+        diag = [s for s in self.sentences if s.seq > first and s.label == "diagnosis"]
+        diag.sort(key=lambda s: (-len(s.entities), s.seq))
+        key = sorted(diag[:5], key=lambda s: s.seq)
+        last_fail = max((ep.occurrences[-1] for ep in self.g.episodes), default=-1)
+        stop = self.g.first_success.seq if self.g.first_success else 1 << 62
+        checks = []
+        for a in self.an.actions:
+            if a.kind is ActionKind.INVESTIGATE and last_fail < a.seq < stop and a.subject not in ("sleep", "tail", "echo"):
+                res = self.result_of.get(a.seq)
+                lines = facts.first_lines(res["text"], 3, 160) if res else []
+                checks.append({"command": a.command, "seq": a.seq, "result": lines, "result_seq": res["seq"] if res else None})
+        pivots = []
+        for p in self.g.pivots:
+            why = self.reasoning_between(last_fail if last_fail < p.seq else first, p.seq + 1, ("decision", "hypothesis", "diagnosis"))
+            pivots.append(
+                {"text": describe(p), "seq": p.seq, "why": {"text": why.text, "seq": why.seq} if why else None,
+                 "label": action_label(p)}
+            )
+        return {
+            "key": [{"text": s.text, "seq": s.seq, "label": s.label} for s in key],
+            "checks": checks[:8],
+            "pivots": pivots,
+        }
+
+    def assumptions(self, limit: int = 6) -> list[dict[str, Any]]:
+        hedged = [s for s in self.sentences if s.hedged]
+        hedged.sort(key=lambda s: (-len(s.entities), s.seq))
+        picked = sorted(hedged[:limit], key=lambda s: s.seq)
+        return [{"text": s.text, "seq": s.seq, **self._verdict(s)} for s in picked]
+
+    def _verdict(self, s: Sentence) -> dict[str, Any]:
+        """Check a hedged claim against what happened after it, by the entities it names."""
+        flags = [t for label, t in s.entities if label == "FLAG"]
+        for a in self.an.actions:
+            if a.seq > s.seq and a.subject in flags:
+                after = self._next_outcome(a.seq)
+                if after is not None:
+                    held = after[0] == "success"
+                    return {"verdict": "held" if held else "did not hold", "evidence": after[1], "evidence_seq": after[2]}
+        values = {t for label, t in s.entities if label in ("VERSION", "GPU_ARCH", "CUDA_LIB", "PACKAGE")}
+        for f in self.an.findings:
+            if f.seq > s.seq and f.severity.is_failure and values & set(f.captures.values()):
+                return {"verdict": "consistent with what followed", "evidence": facts.first_lines(f.text, 1)[0],
+                        "evidence_seq": f.seq}
+        for r in self.rows:
+            if r["seq"] > s.seq and r["kind"] == "tool_result":
+                hit = sorted(v for v in values if len(v) > 3 and v in r["text"])
+                if hit:
+                    return {"verdict": "checked", "evidence": f"`{hit[0]}` appears in the output",
+                            "evidence_seq": r["seq"]}
+        return {"verdict": "not tested in the session", "evidence": None, "evidence_seq": None}
+
+    def _next_outcome(self, seq: int) -> tuple[str, str, int] | None:
+        fails = [f for ep in self.g.episodes for f in ep.findings if f.seq > seq]
+        nxt_fail = min(fails, key=lambda f: f.seq) if fails else None
+        succ = self.g.first_success if self.g.first_success and self.g.first_success.seq > seq else None
+        if succ and (nxt_fail is None or succ.seq < nxt_fail.seq):
+            return "success", facts.first_lines(succ.text, 1)[0], succ.seq
+        if nxt_fail is not None:
+            return "failure", facts.first_lines(nxt_fail.text, 1)[0], nxt_fail.seq
+        return None
+
+    def knowledge(self) -> dict[str, Any]:
+        required = []
+        seen: set[str] = set()
+        for ep in self.g.episodes:
+            if ep.category in seen or not ep.first.explanation:
+                continue
+            seen.add(ep.category)
+            required.append({"title": self.title_of(ep), "text": ep.first.explanation, "seq": ep.occurrences[0]})
+        created = facts.established(self.by_seq, self.result_of, self.an.actions, self.g.failed_attempts)
+        return {"required": required, "created": [c.to_dict() for c in created]}
+
+    def root_cause(self) -> dict[str, Any]:
+        g = self.g
+        if g.catch22:
+            c = g.catch22[0]
+            b = self.episodes[c.episodes[1]]
+            return {"title": self.title_of(b), "seq": b.occurrences[0], "text": b.first.explanation, "catch22": True}
+        if not g.episodes:
+            return {"title": None, "seq": None, "text": None, "catch22": False}
+        unresolved = [ep for ep in g.episodes if not self._resolved(ep.id)]
+        ep = unresolved[-1] if unresolved and g.outcome.value == "unresolved" else g.episodes[-1]
+        return {"title": self.title_of(ep), "seq": ep.occurrences[0], "text": ep.first.explanation, "catch22": False}
+
+    def _resolved(self, ep_id: str) -> bool:
+        return any(e.target == ep_id and e.relation is Relation.RESOLVED for e in self.g.edges)
+
+    def unresolved(self) -> list[dict[str, Any]]:
+        out = []
+        for ep in self.g.episodes:
+            if not self._resolved(ep.id):
+                out.append({"title": self.title_of(ep), "seq": ep.occurrences[-1], "count": len(ep.occurrences)})
+        if self.g.catch22 and self.g.outcome.value == "worked around":
+            for c in self.g.catch22:
+                a, b = (self.episodes[e] for e in c.episodes[:2])
+                out.append({"title": f"the {c.subject} catch-22 ({self.title_of(a).lower()} vs "
+                            f"{self.title_of(b).lower()}) was worked around, not solved", "seq": b.occurrences[0],
+                            "count": 0})
+        return out
+
+    def resolution_actions(self) -> list[dict[str, Any]]:
+        s = self.g.first_success
+        if s is None:
+            return []
+        last_fail = max((ep.occurrences[-1] for ep in self.g.episodes), default=-1)
+        acts = [a for a in self.an.actions if last_fail < a.seq <= s.seq and (a.kind.is_fix or a.kind is ActionKind.LAUNCH)]
+        grouped: dict[int, list[Action]] = {}
+        for a in acts:
+            grouped.setdefault(a.seq, []).append(a)
+        return [{"text": _join([describe(a) for a in grp]), "seq": seq, "command": grp[0].raw or grp[0].command}
+                for seq, grp in grouped.items()]
+
+
+def describe(a: Action) -> str:
+    """What an action did, as a verb phrase ("pinned `nvidia-cuda-nvcc<13.1`, which installed 13.0.88")."""
+    k = a.kind
+    if k is ActionKind.ENV_SET:
+        return f"set `{a.subject}={_short(a.value or '')}`"
+    if k is ActionKind.ENV_UNSET:
+        return f"unset `{a.subject}`"
+    if k is ActionKind.ENV_ACTIVATE:
+        return f"activated `{a.subject}`"
+    if k in (ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN, ActionKind.UNINSTALL):
+        verb = {"install": "installed", "upgrade": "upgraded", "downgrade": "downgraded", "pin": "pinned",
+                "uninstall": "removed"}[k.value]
+        spec = a.value or ""
+        target = f"`{a.subject}{spec}`" if spec[:1] in "<>=!~" else f"`{a.subject}`"
+        got = f", which gave {a.resolved}" if a.resolved and a.resolved not in spec else ""
+        prev = f" (replacing {a.previous})" if a.previous else ""
+        return f"{verb} {target}{got}{prev}"
+    if k is ActionKind.FLAG_ADDED:
+        return f"added `{a.subject}{' ' + a.value if a.value else ''}` to the launch"
+    if k is ActionKind.FLAG_CHANGED:
+        return f"switched `{a.subject}` to `{a.value}`"
+    if k is ActionKind.FLAG_REMOVED:
+        return f"dropped `{a.subject}`"
+    if k is ActionKind.LAUNCH:
+        return f"relaunched {a.subject}"
+    if k is ActionKind.FILE_EDIT:
+        return f"edited `{a.subject}`"
+    if k is ActionKind.SERVICE_RESTART:
+        return f"restarted `{a.subject}`"
+    if k is ActionKind.BUILD:
+        return f"rebuilt with `{_short(a.command)}`"
+    return f"ran `{_short(a.command)}`"
+
+
+def _short(text: str, width: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _join(parts: Sequence[str]) -> str:
+    parts = list(dict.fromkeys(parts))
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def finding_rows(findings: Sequence[Finding]) -> list[dict[str, Any]]:
+    """The appendix: every finding with source:line, sorted by seq."""
+    return [
+        {"seq": f.seq, "source": f.source, "line": f.line, "pattern": f.pattern, "category": f.category,
+         "severity": f.severity.value, "text": facts.first_lines(f.text, 1, 140)[0] if f.text.strip() else ""}
+        for f in sorted(findings, key=lambda f: (f.seq, -f.priority, f.pattern))
+    ]

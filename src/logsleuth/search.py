@@ -1,0 +1,367 @@
+"""Search the corpus index: have we seen this error before, and what fixed it?
+
+The query (pasted error text, one line or a whole traceback, or a pattern id) is classified with
+the pattern library as if it were a log event; the hits are prior findings of the same pattern,
+ranked by fingerprint equality, then capture similarity, then text similarity (rapidfuzz
+token_set_ratio), then newest first, ties broken by session, source and line. One hit per
+(session, source, pattern, fingerprint): a session that hit the same error thirty times is one
+result with `occurrences: 30`. A query no pattern recognises falls back to full-text search over
+the indexed failure text: one Aho-Corasick prefilter on the query's terms, then the IDF-weighted
+share of those terms each text contains (a BM25 without length normalisation), all in polars.
+Never imports spaCy (no reasoning is run).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from logsleuth.errors import UsageError
+
+if TYPE_CHECKING:
+    from logsleuth.library import PatternLibrary
+    from logsleuth.model import Finding
+
+DEFAULT_LIMIT = 10
+MIN_TEXT_SCORE = 0.25  # full-text hits: IDF-weighted share of the query terms, times coverage
+FAILURE_SEVERITIES = ("fatal", "error", "warning")
+COLUMNS = (
+    "session", "source", "line", "seq", "ts", "pattern", "category", "severity", "priority", "fingerprint",
+    "captures", "text", "success", "resolved_by", "held", "attempts", "catch22", "outcome",
+)  # fmt: skip
+# Weights of the reported score; the order itself is lexicographic (see the module docstring).
+W_PATTERN, W_FP, W_CAPTURES, W_TEXT = 0.4, 0.3, 0.2, 0.1
+_TERM = re.compile(r"[\w][\w.+/-]*")
+_STOP = frozenset(["the", "and", "for", "not", "with", "from", "this", "that", "was", "were", "are", "has", "have", "into", "its", "but", "you", "your"])
+
+
+@functools.cache
+def library(pattern_dirs: tuple[str, ...] = (), builtins: bool = True) -> PatternLibrary:
+    """The pattern library, loaded (and validated) once per process."""
+    from logsleuth.library import load_library
+
+    return load_library(list(pattern_dirs), builtins=builtins)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    text: str
+    pattern: str | None
+    category: str | None = None
+    captures: Mapping[str, str] = field(default_factory=dict)
+    fingerprint: str | None = None
+    by_id: bool = False  # the query was a pattern id
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pattern": self.pattern, "captures": dict(sorted(self.captures.items()))}
+        out["category"] = self.category
+        out["fingerprint"] = self.fingerprint
+        out["mode"] = "text" if self.pattern is None else "pattern"
+        return out
+
+
+def _query_events(text: str, tool_result: bool) -> pl.DataFrame:
+    from logsleuth.model import EVENT_SCHEMA
+
+    row = {
+        "session": "query", "source": "query", "line": 1, "seq": 0, "ts": None,
+        "role": "tool" if tool_result else "log", "kind": "tool_result" if tool_result else "log",
+        "tool": None, "call_id": None, "text": text, "is_error": True if tool_result else None, "exit_code": None,
+    }  # fmt: skip
+    return pl.DataFrame([row], schema=EVENT_SCHEMA)
+
+
+def _pick(findings: Sequence[Finding], primary: Finding | None) -> Finding | None:
+    if primary is not None:
+        return primary
+    failures = [f for f in findings if f.severity.rank >= 2]  # a warning at least
+    pool = failures or list(findings)
+    return max(pool, key=lambda f: (f.severity.rank, f.priority), default=None)
+
+
+def classify_query(text: str, lib: PatternLibrary) -> Query:
+    """The query as a finding: its pattern, captures and fingerprint (pattern None: unclassified)."""
+    from logsleuth.classify import classify
+
+    text = text.strip()
+    if not text:
+        raise UsageError("empty query", hint="paste the error text, or give a pattern id")
+    p = lib.get(text)
+    if p is not None:
+        return Query(text, p.id, p.category, by_id=True)
+    # as a log line first; then as a failed tool's output (patterns scoped to tool results)
+    for as_result in (False, True):
+        result = classify(_query_events(text, as_result), lib)
+        f = _pick(result.findings, result.primary)
+        if f is not None:
+            return Query(text, f.pattern, f.category, dict(f.captures), f.fingerprint)
+    return Query(text, None)
+
+
+def parse_since(value: str | None) -> datetime | None:
+    """`YYYY-MM-DD` or an ISO datetime (naive means UTC)."""
+    if not value:
+        return None
+    try:
+        ts = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise UsageError(f"--since: not a date: {value!r}", hint="use YYYY-MM-DD or an ISO datetime") from exc
+    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    session: str
+    source: str
+    line: int
+    seq: int
+    ts: datetime | None
+    pattern: str
+    category: str
+    text: str
+    score: float
+    fixes: tuple[Mapping[str, Any], ...]  # the action(s) that stopped the episode
+    held: bool | None
+    attempts: tuple[Mapping[str, Any], ...]  # attempts that did not fix it
+    catch22: bool
+    outcome: str
+    occurrences: int
+
+    @property
+    def action(self) -> str | None:
+        commands = list(dict.fromkeys(str(a["command"]) for a in self.fixes))
+        return " && ".join(commands) if commands else None
+
+    def resolution(self) -> dict[str, Any] | None:
+        if self.action is None:
+            return None
+        return {"action": self.action, "held": self.held, "catch22": self.catch22, "outcome": self.outcome}
+
+    def resolution_text(self) -> str:
+        """"fixed by `uv pip install …` in session X — did not hold", or what was tried."""
+        where = f"in session {self.session}"
+        if self.action is not None:
+            text = f"fixed by `{self.action}` {where} — {'held' if self.held else 'did not hold'}"
+        elif self.attempts:
+            tried = ", ".join(f"`{c}`" for c in dict.fromkeys(str(a["command"]) for a in self.attempts))
+            text = f"not fixed {where}: tried {tried}"
+        else:
+            text = f"nothing tried against it {where}"
+        notes = ["catch-22"] if self.catch22 else []
+        notes.append(f"session {self.outcome}")
+        return f"{text} ({'; '.join(notes)})"
+
+    def to_dict(self) -> dict[str, Any]:
+        from logsleuth.jsonout import iso
+
+        return {
+            "session": self.session,
+            "source": self.source,
+            "line": self.line,
+            "seq": self.seq,
+            "ts": iso(self.ts),
+            "pattern": self.pattern,
+            "category": self.category,
+            "text": self.text,
+            "score": self.score,
+            "resolution": self.resolution(),
+            "attempts": list(dict.fromkeys(str(a["command"]) for a in self.attempts)),
+            "occurrences": self.occurrences,
+            "summary": self.resolution_text(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: Query
+    hits: tuple[Hit, ...]
+    errors: tuple[str, ...] = ()  # inputs of --in that could not be read
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"query": self.query.to_dict(), "results": [h.to_dict() for h in self.hits]}
+        if self.errors:
+            out["errors"] = list(self.errors)
+        return out
+
+
+def search(
+    text: str,
+    *,
+    db: Path | None = None,
+    files: Sequence[str] = (),
+    category: str | None = None,
+    since: datetime | None = None,
+    limit: int = DEFAULT_LIMIT,
+    pattern_dirs: Sequence[str] = (),
+    lib: PatternLibrary | None = None,
+) -> SearchResult:
+    """Prior occurrences of the query's error in the index at `db` (or in `files`, analysed now)."""
+    from logsleuth import index, index_rows
+
+    if limit < 1:
+        raise UsageError("--limit must be at least 1")
+    lib = lib if lib is not None else library(tuple(pattern_dirs))
+    q = classify_query(text, lib)
+    pred = _predicate(q, category, since)
+    errors: list[str] = []
+    if files:
+        frame, errors = index_rows.analyse_files(files, lib)
+        rows = frame.filter(pred).select(COLUMNS)
+    else:
+        rows = index.load(db if db is not None else index.default_dir(), COLUMNS, pred)
+    hits = _rank(q, rows, limit)
+    return SearchResult(q, hits, tuple(errors))
+
+
+def _predicate(q: Query, category: str | None, since: datetime | None) -> pl.Expr:
+    if q.pattern is not None:
+        pred = pl.col("pattern") == q.pattern
+    else:
+        pred = pl.col("severity").is_in(FAILURE_SEVERITIES)
+        terms = query_terms(q.text)
+        if terms:  # one Aho-Corasick pass drops every row sharing no term with the query
+            pred = pred & pl.col("text").str.contains_any(terms, ascii_case_insensitive=True)
+    if category:
+        pred = pred & (pl.col("category") == category)
+    if since is not None:
+        pred = pred & (pl.col("ts") >= pl.lit(since, pl.Datetime("us", "UTC")))
+    return pred
+
+
+def _text_scores(query: str, texts: list[str]) -> list[float]:
+    """rapidfuzz token_set_ratio of the query against each text, 0-1, in one vectorised call."""
+    if not texts:
+        return []
+    from rapidfuzz import fuzz, process, utils
+
+    matrix = process.cdist([query], texts, scorer=fuzz.token_set_ratio, processor=utils.default_process, workers=1)
+    return [float(x) / 100 for x in matrix[0]]
+
+
+def query_terms(text: str) -> list[str]:
+    """Distinctive lower-case terms of a query (`libnvrtc.so.13` stays one term)."""
+    terms = dict.fromkeys(t.strip(".-+/") for t in _TERM.findall(text.lower()))
+    return [t for t in terms if len(t) >= 3 and t not in _STOP][:64]
+
+
+def _overlap_scores(terms: Sequence[str], rows: pl.DataFrame) -> pl.Series:
+    """IDF-weighted share of the query terms each text contains (a BM25 without length norm).
+
+    Terms no candidate contains carry no information and do not count against anyone.
+    """
+    if not terms or not rows.height:
+        return pl.Series("text_sim", [0.0] * rows.height, pl.Float64)
+    low = pl.col("text").fill_null("").str.to_lowercase()
+    present = rows.select([low.str.contains(t, literal=True).alias(f"t{i}") for i, t in enumerate(terms)])
+    n = rows.height
+    df = present.sum().row(0)
+    weights = [math.log(1 + n / (1 + d)) if d else 0.0 for d in df]
+    total = sum(weights) or 1.0
+    # query terms found nowhere lower every score alike (how much of the query the corpus knows)
+    coverage = math.sqrt(sum(1 for d in df if d) / len(terms))
+    score = present.select(
+        pl.sum_horizontal([pl.col(f"t{i}").cast(pl.Float64) * w for i, w in enumerate(weights)]) / total * coverage
+    ).to_series()
+    return score.alias("text_sim")
+
+
+def _rank(q: Query, rows: pl.DataFrame, limit: int) -> tuple[Hit, ...]:
+    if not rows.height:
+        return ()
+    if q.pattern is None:
+        text_sim = _overlap_scores(query_terms(q.text), rows)
+    else:
+        text_sim = pl.Series("text_sim", _text_scores(q.text, rows["text"].fill_null("").to_list()), pl.Float64)
+    fp = pl.lit(False) if q.fingerprint is None else pl.col("fingerprint") == q.fingerprint
+    caps = [
+        (pl.col("captures").str.json_path_match(f"$.{k}") == v).fill_null(False).cast(pl.Float64)
+        for k, v in sorted(q.captures.items())
+        if re.fullmatch(r"\w+", k)
+    ]
+    cap_sim = (pl.sum_horizontal(caps) / len(caps)) if caps else pl.lit(0.0)
+    scored = rows.with_columns(text_sim).with_columns(fp_eq=fp.cast(pl.Float64), cap_sim=cap_sim)
+    if q.pattern is None:
+        scored = (
+            scored.filter(pl.col("text_sim") >= MIN_TEXT_SCORE)
+            .with_columns(score=pl.col("text_sim"))
+            # several patterns on one event are one hit: the strongest speaks for it
+            .sort(["session", "source", "seq", "priority", "pattern"], descending=[False, False, False, True, False])
+            .unique(["session", "source", "seq"], keep="first", maintain_order=True)
+        )
+    else:
+        scored = scored.with_columns(
+            score=W_PATTERN + W_FP * pl.col("fp_eq") + W_CAPTURES * pl.col("cap_sim") + W_TEXT * pl.col("text_sim")
+        )
+    # one hit per session and error: its best-matching occurrence, the first one on ties
+    key = ["session", "source", "pattern", "fingerprint"]
+    counts = scored.group_by(key).len("occurrences")
+    best = (
+        scored.sort(["fp_eq", "cap_sim", "text_sim", "seq", "line"], descending=[True, True, True, False, False])
+        .unique(key, keep="first", maintain_order=True)
+        .join(counts, on=key, how="left")
+    )
+    order = ["fp_eq", "cap_sim", "text_sim", "ts", "session", "source", "line", "seq"]
+    desc = [True, True, True, True, False, False, False, False]
+    best = best.sort(order, descending=desc, nulls_last=True)
+    hits = []
+    for r in best.head(limit).iter_rows(named=True):
+        hits.append(
+            Hit(
+                session=r["session"],
+                source=r["source"],
+                line=r["line"],
+                seq=r["seq"],
+                ts=r["ts"],
+                pattern=r["pattern"],
+                category=r["category"],
+                text=r["text"],
+                score=round(float(r["score"]), 3),
+                fixes=tuple(r["resolved_by"] or ()),
+                held=r["held"],
+                attempts=tuple(r["attempts"] or ()),
+                catch22=bool(r["catch22"]),
+                outcome=r["outcome"] or "",
+                occurrences=int(r["occurrences"]),
+            )
+        )
+    return tuple(hits)
+
+
+def _best_line(query: str, text: str) -> str:
+    """The line of a hit's snippet most like the query (the snippet may start with `Exit code 1`)."""
+    from rapidfuzz import fuzz
+
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return ""
+    scores = [fuzz.token_set_ratio(query, ln) for ln in lines]
+    return lines[scores.index(max(scores))]
+
+
+def render_table(result: SearchResult) -> str:
+    """Plain text: the query's reading, then one block per hit."""
+    q = result.query
+    if q.pattern is None:
+        head = "query: no pattern matched; full-text search over indexed errors"
+    else:
+        caps = ", ".join(f"{k}={v}" for k, v in sorted(q.captures.items()))
+        head = f"query: {q.pattern} ({q.category})" + (f" {{{caps}}}" if caps else "")
+    lines = [head]
+    if not result.hits:
+        lines.append("no prior occurrences")
+    for i, h in enumerate(result.hits, start=1):
+        date = h.ts.strftime("%Y-%m-%d") if h.ts else "-"
+        more = f" ×{h.occurrences}" if h.occurrences > 1 else ""
+        lines.append(f"{i}. {h.score:.2f}  {date}  {h.session}  {h.source}:{h.line}  {h.pattern}{more}")
+        lines.append(f"   {_best_line(q.text, h.text)[:160]}")
+        lines.append(f"   {h.resolution_text()}")
+    lines += [f"error: {e}" for e in result.errors]
+    return "\n".join(lines) + "\n"

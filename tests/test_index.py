@@ -1,0 +1,306 @@
+"""The corpus index: build, incremental update, bad inputs, locking, crash safety, concurrency."""
+
+from __future__ import annotations
+
+import fcntl
+import gzip
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from index_sessions import (
+    FIXTURE_PATTERNS,
+    nvrtc_fixed,
+    other_ptxas,
+    ptxas_catch22,
+    ptxas_fixed,
+    small_session,
+    write,
+)
+
+from logsleuth import index
+from logsleuth.cli import main
+from logsleuth.index_rows import analyse_input
+from logsleuth.library import load_library
+
+PATTERN_ARGS = ["--no-builtin", "--patterns", str(FIXTURE_PATTERNS)]
+
+
+@pytest.fixture(scope="module")
+def lib():  # type: ignore[no-untyped-def]
+    return load_library([str(FIXTURE_PATTERNS)], builtins=False)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    write(root / "a" / "ptxas.jsonl", ptxas_fixed())
+    write(root / "a" / "nvrtc.jsonl", nvrtc_fixed())
+    write(root / "b" / "c22.jsonl", ptxas_catch22())
+    write(root / "b" / "other.jsonl", other_ptxas())
+    return root
+
+
+def _rows(db: Path) -> pl.DataFrame:
+    return index.load(db).sort("session", "seq", "pattern")
+
+
+def _session(rows: pl.DataFrame, session: str, pattern: str) -> list[dict]:  # type: ignore[type-arg]
+    return rows.filter((pl.col("session") == session) & (pl.col("pattern") == pattern)).to_dicts()
+
+
+def test_build_records_findings_and_resolutions(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "db"
+    s = index.build([str(corpus)], db, library=lib)
+    assert (s.files, s.unchanged, s.removed, s.errors) == (4, 0, 0, [])
+    assert s.sessions == 4 and s.findings == s.total_findings > 0
+    manifest = index.read_manifest(db)
+    assert manifest.schema == pl.Schema(index.MANIFEST_SCHEMA)
+    assert sorted(manifest["source"]) == sorted(str(p) for p in corpus.rglob("*.jsonl"))
+    for r in manifest.iter_rows(named=True):
+        part = pl.read_parquet(db / r["part"])  # plain Parquet, readable without logsleuth
+        assert part.height == r["findings"] and set(part["file_sha256"]) == {r["sha256"]}
+    rows = _rows(db)
+    assert rows.schema == pl.Schema(index.FINDING_SCHEMA)
+    assert set(rows["severity"]) <= {"error", "fatal", "warning", "success"}
+
+    (fixed,) = _session(rows, "sess-ptxas", "ptxas-unsupported-ptx-version")
+    assert json.loads(fixed["captures"]) == {"ptx_version": "9.2", "ptxas_max": "9.0"}
+    assert fixed["source"] == str(corpus / "a" / "ptxas.jsonl") and fixed["line"] == 3
+    assert [a["command"] for a in fixed["resolved_by"]] == ["uv pip install 'nvidia-cuda-nvcc-cu12>=12.9'"]
+    assert fixed["resolved_by"][0]["subject"] == "nvidia-cuda-nvcc-cu12"
+    assert fixed["held"] is True and fixed["catch22"] is False and fixed["outcome"] == "resolved"
+    assert _session(rows, "sess-ptxas", "server-ready")[0]["success"] is True
+
+    # the catch-22: nvcc<13.1 cured the ptxas error for a while, then it came back
+    c22 = _session(rows, "sess-c22", "ptxas-unsupported-ptx-version")
+    assert [r["seq"] for r in c22] == [2, 10]
+    for r in c22:
+        assert "nvidia-cuda-nvcc<13.1" in r["resolved_by"][0]["command"]
+        assert r["held"] is False and r["catch22"] is True and r["outcome"] == "unresolved"
+
+    (never,) = _session(rows, "sess-other", "ptxas-unsupported-ptx-version")
+    assert never["resolved_by"] == [] and never["held"] is None
+
+
+def test_incremental_unchanged_changed_deleted(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "db"
+    index.build([str(corpus)], db, library=lib)
+    parts_before = set(index.read_manifest(db)["part"])
+
+    again = index.build([str(corpus)], db, library=lib)
+    assert (again.files, again.unchanged, again.removed) == (0, 4, 0)
+    assert set(index.read_manifest(db)["part"]) == parts_before
+
+    touched = corpus / "a" / "nvrtc.jsonl"  # new mtime, same bytes: the hash says unchanged
+    os.utime(touched, ns=(1, 1_000_000_000))
+    s = index.build([str(corpus)], db, library=lib)
+    assert (s.files, s.unchanged) == (0, 4)
+    m = index.read_manifest(db).filter(pl.col("source") == str(touched))
+    assert m["mtime_ns"][0] == 1_000_000_000
+
+    write(corpus / "b" / "other.jsonl", other_ptxas(session="sess-renamed"))
+    (corpus / "a" / "ptxas.jsonl").unlink()
+    s = index.build([str(corpus)], db, library=lib)
+    assert (s.files, s.unchanged, s.removed) == (1, 2, 1)
+    rows = _rows(db)
+    assert "sess-renamed" in set(rows["session"])
+    assert not {"sess-other", "sess-ptxas"} & set(rows["session"])
+    listed = {f"{index.PARTS}/{p.name}" for p in (db / index.PARTS).iterdir()}
+    assert listed == set(index.read_manifest(db)["part"].drop_nulls())  # old parts collected
+
+    # another root leaves this one alone; --keep-deleted keeps what vanished
+    other = tmp_path / "elsewhere"
+    write(other / "x.jsonl", ptxas_fixed(session="sess-x"))
+    s = index.build([str(other)], db, library=lib)
+    assert (s.files, s.removed, s.total_files) == (1, 0, 4)
+    (corpus / "b" / "c22.jsonl").unlink()
+    s = index.build([str(corpus)], db, library=lib, keep_deleted=True)
+    assert s.removed == 0 and "sess-c22" in set(_rows(db)["session"])
+
+
+def test_library_change_reindexes(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "db"
+    index.build([str(corpus)], db, library=lib)
+    other = load_library([], builtins=False)  # an empty library: every finding is stale
+    s = index.build([str(corpus)], db, library=other)
+    assert s.files == 4 and s.total_findings == 0
+    assert index.load(db).height == 0
+
+
+def test_bad_inputs_are_reported_not_fatal(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    (corpus / "empty.log").write_bytes(b"")
+    (corpus / "blob.log").write_bytes(b"\x00\x01\x02" * 1000)
+    (corpus / "trunc.jsonl.gz").write_bytes(gzip.compress(ptxas_fixed().encode())[:40])
+    write(corpus / "z" / "zipped.jsonl.gz", "").write_bytes(gzip.compress(nvrtc_fixed("sess-gz").encode()))
+    db = tmp_path / "db"
+    s = index.build([str(corpus), str(tmp_path / "missing")], db, library=lib)
+    assert s.files == 5 and "sess-gz" in set(_rows(db)["session"])
+    assert any(e.startswith(str(tmp_path / "missing")) and "no such file" in e for e in s.errors)
+    assert all("\n" not in e for e in s.errors) and s.errors == sorted(s.errors)
+
+
+def test_multi_session_file_and_cli_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = write(tmp_path / "two.jsonl", small_session("s-one", 1) + small_session("s-two", 2))
+    db = tmp_path / "db"
+    assert main(["index", str(f), "--db", str(db), "-O", "json", *PATTERN_ARGS]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["sessions"] == 2 and summary["files"] == 1 and summary["errors"] == []
+    assert set(index.load(db)["session"]) == {"s-one", "s-two"}
+    assert main(["index", str(f), "--db", str(db), *PATTERN_ARGS]) == 0
+    out = capsys.readouterr().out
+    assert "indexed 0 file(s)" in out and "1 unchanged" in out
+
+
+def test_cli_needs_paths(tmp_path: Path) -> None:
+    assert main(["index", "--db", str(tmp_path / "db")]) == 2
+
+
+def test_default_dir_and_auto_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home, data = tmp_path / "home", tmp_path / "data"
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_DATA_HOME", str(data))
+    assert index.default_dir() == data / "logsleuth"
+    assert index.auto_roots() == []
+    write(home / ".claude" / "projects" / "-w" / "s.jsonl", ptxas_fixed())
+    (home / ".codex" / "sessions" / "2026").mkdir(parents=True)
+    (data / "opencode" / "storage").mkdir(parents=True)
+    (home / ".gemini" / "tmp" / "abc123" / "chats").mkdir(parents=True)
+    assert index.auto_roots() == [
+        str(home / ".claude" / "projects"),
+        str(home / ".codex" / "sessions"),
+        str(data / "opencode" / "storage"),
+        str(home / ".gemini" / "tmp" / "abc123" / "chats"),
+    ]
+    assert main(["index", "--auto", *PATTERN_ARGS]) == 0
+    assert "sess-ptxas" in set(index.load(data / "logsleuth")["session"])
+
+
+def test_no_wait_fails_clearly_while_locked(corpus: Path, tmp_path: Path, lib, capsys) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "db"
+    db.mkdir()
+    with open(db / index.LOCK, "a+b") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(index.IndexBusy):
+            index.build([str(corpus)], db, library=lib, wait=False)
+        assert main(["index", str(corpus), "--db", str(db), "--no-wait", *PATTERN_ARGS]) == 3
+        assert "another `logsleuth index` is updating this index" in capsys.readouterr().err
+    assert index.build([str(corpus)], db, library=lib, wait=False).files == 4
+
+
+# ---------------------------------------------------------------- crash safety and concurrency
+
+
+def _index_cmd(corpus: Path, db: Path) -> list[str]:
+    return [sys.executable, "-m", "logsleuth", "index", str(corpus), "--db", str(db), "-O", "json", *PATTERN_ARGS]
+
+
+def _expected_counts(lib) -> dict[int, int]:  # type: ignore[no-untyped-def]
+    """Findings per session by number of errors, from an in-process analysis."""
+    counts = {}
+    for errors in (1, 2, 3):
+        frame = _analyse_text(small_session("probe", errors), lib)
+        counts[errors] = frame.height
+    return counts
+
+
+def _analyse_text(text: str, lib) -> pl.DataFrame:  # type: ignore[no-untyped-def]
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        f = write(Path(d) / "probe.jsonl", text)
+        return analyse_input(str(f), lib).frame
+
+
+def _check_consistent(db: Path, expected: dict[int, int]) -> int:
+    """The index opens, every listed part is there and whole, and no session is half-indexed."""
+    if not (db / index.MANIFEST).exists():
+        return 0
+    manifest = index.read_manifest(db)
+    for r in manifest.iter_rows(named=True):
+        part = pl.read_parquet(db / r["part"])
+        assert part.height == r["findings"], r
+        assert set(part["file_sha256"]) == {r["sha256"]}
+        sessions = part.group_by("session").len()
+        assert sessions.height == r["sessions"]
+        for session, n in sessions.iter_rows():
+            errors = int(session.rsplit("-e", 1)[1])
+            assert n == expected[errors], (session, n)
+    return index.load(db).height
+
+
+def _mutate(corpus: Path, rng: random.Random, version: int) -> None:
+    files = sorted(corpus.glob("*.jsonl"))
+    for f in rng.sample(files, 4):
+        f.write_text(_file_text(f.stem, version, rng))
+    victim = rng.choice(files)
+    victim.unlink()
+    write(corpus / f"n{version:02d}.jsonl", _file_text(f"n{version:02d}", version, rng))
+
+
+def _file_text(stem: str, version: int, rng: random.Random) -> str:
+    """Two sessions in one file; each session id ends in -e<number of errors>."""
+    counts = (rng.randint(1, 3), rng.randint(1, 3))
+    return "".join(small_session(f"{stem}-v{version}-{k}-e{e}", e) for k, e in zip("ab", counts, strict=True))
+
+
+@pytest.mark.slow
+def test_kill_9_mid_run_leaves_a_consistent_index(tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    rng = random.Random(20260115)
+    expected = _expected_counts(lib)
+    corpus, db = tmp_path / "corpus", tmp_path / "db"
+    for i in range(16):
+        write(corpus / f"f{i:02d}.jsonl", _file_text(f"f{i:02d}", 0, rng))
+    env = {**os.environ, index.SLOW_ENV: "25"}
+    subprocess.run(_index_cmd(corpus, db), check=True, capture_output=True)
+    t0 = time.monotonic()
+    subprocess.run(_index_cmd(corpus, db), check=True, capture_output=True)
+    startup = time.monotonic() - t0  # an unchanged run: start-up and the cheap checks
+    kills = 0
+    for rep in range(1, 21):
+        _mutate(corpus, rng, rep)
+        proc = subprocess.Popen(_index_cmd(corpus, db), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.5 * startup, startup + 0.6))
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+            kills += 1
+        proc.wait()
+        _check_consistent(db, expected)
+    assert kills >= 15
+    done = subprocess.run(_index_cmd(corpus, db), check=True, capture_output=True, text=True)
+    assert json.loads(done.stdout)["errors"] == []
+    _check_consistent(db, expected)
+    fresh = tmp_path / "fresh"
+    subprocess.run(_index_cmd(corpus, fresh), check=True, capture_output=True)
+    key = ["source", "session", "seq", "pattern", "fingerprint"]
+    assert index.load(db).select(key).sort(key).equals(index.load(fresh).select(key).sort(key))
+    assert not list((db / index.PARTS).glob("*.tmp")) and not list(db.glob("*.tmp"))
+
+
+def test_concurrent_runs_do_not_corrupt(tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    rng = random.Random(7)
+    expected = _expected_counts(lib)
+    corpus, db = tmp_path / "corpus", tmp_path / "db"
+    for i in range(6):
+        write(corpus / f"f{i:02d}.jsonl", _file_text(f"f{i:02d}", 0, rng))
+    env = {**os.environ, index.SLOW_ENV: "20"}
+    procs = [
+        subprocess.Popen(_index_cmd(corpus, db), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=60) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    summaries = [json.loads(o) for o, _ in outs]
+    # the second run waited for the lock and found the first one's work
+    assert sorted((s["files"], s["unchanged"]) for s in summaries) == [(0, 6), (6, 0)]
+    assert _check_consistent(db, expected) == sum(s["findings"] for s in summaries)
+    assert all(s["index"]["files"] == 6 for s in summaries)
