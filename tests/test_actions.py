@@ -618,3 +618,17 @@ def test_commands_are_reparseable() -> None:
     assert acts[0].command == "export PATH='/root/.local/bin:$PATH'"
     assert kinds(run(acts[0].command)) == [("env_set", "PATH", "/root/.local/bin:$PATH")]
     assert kinds(run(acts[1].command)) == [("pin", "nvidia-cuda-nvcc", "<13.1")]  # no output: `<` is a pin
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "ssh root@10.1.2.6 <<'EOF'\nexport CUDA_HOME=/usr/local/cuda\npip install -U sglang\nEOF",
+        "ssh -T root@10.1.2.6 bash -s <<'EOF'\nexport CUDA_HOME=/usr/local/cuda\npip install -U sglang\nEOF",
+        "pct exec 200 -- bash -s <<'EOF'\n  export CUDA_HOME=/usr/local/cuda\n  pip install -U sglang\nEOF",
+        "docker exec -i sgl bash <<-EOF\n\texport CUDA_HOME=/usr/local/cuda\n\tpip install -U sglang\n\tEOF\necho done",
+    ],
+)
+def test_scripts_on_stdin(cmd: str) -> None:
+    fixes = [(a.kind, a.subject) for a in run(cmd) if a.kind.is_fix]
+    assert fixes == [(K.ENV_SET, "CUDA_HOME"), (K.UPGRADE, "sglang")]

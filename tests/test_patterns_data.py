@@ -27,8 +27,20 @@ PATTERNS = ROOT / "patterns"
 META = PATTERNS / "_meta"
 
 SEVERITY_RANK = {"success": 0, "info": 1, "warning": 2, "error": 3, "fatal": 4}
-REQUIRED = ("id", "title", "category", "severity", "priority", "regex", "prefilter", "fingerprint",
-            "explain", "fixes", "references", "examples")
+REQUIRED = (
+    "id",
+    "title",
+    "category",
+    "severity",
+    "priority",
+    "regex",
+    "prefilter",
+    "fingerprint",
+    "explain",
+    "fixes",
+    "references",
+    "examples",
+)
 GROUPS = {"cuda", "build", "runtime", "gpu", "distributed", "packaging", "agent", "progress"}
 KINDS = {"text", "reasoning", "tool_call", "tool_result", "log"}
 DEFAULT_KINDS = ("tool_result", "log")
@@ -138,6 +150,7 @@ def all_examples(which: str) -> Iterator[tuple[Pat, int, Example]]:
 
 # --- fields and vocabulary --------------------------------------------------------------------
 
+
 def test_library_is_substantial() -> None:
     assert len(load_patterns()) >= 60
 
@@ -203,6 +216,7 @@ def test_meta_tables() -> None:
 
 # --- regexes: both engines ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("pat", load_patterns(), ids=ids(load_patterns()))
 def test_regex_is_portable(pat: Pat) -> None:
     import polars as pl
@@ -232,8 +246,10 @@ def test_polars_agrees_on_examples() -> None:
 
 # --- examples ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("pat", "i", "ex"), list(all_examples("match")),
-                         ids=[f"{p.id}-{i}" for p, i, _ in all_examples("match")])
+
+@pytest.mark.parametrize(
+    ("pat", "i", "ex"), list(all_examples("match")), ids=[f"{p.id}-{i}" for p, i, _ in all_examples("match")]
+)
 def test_match_example(pat: Pat, i: int, ex: Example) -> None:
     assert any(lit in ex.text for lit in pat.prefilter), "no prefilter literal in the example"
     assert pat.applies(ex), "the pattern's scope excludes its own example (kind / command)"
@@ -243,8 +259,11 @@ def test_match_example(pat: Pat, i: int, ex: Example) -> None:
     assert got == dict(ex.captures)
 
 
-@pytest.mark.parametrize(("pat", "i", "ex"), list(all_examples("no_match")),
-                         ids=[f"{p.id}-{i}" for p, i, _ in all_examples("no_match")])
+@pytest.mark.parametrize(
+    ("pat", "i", "ex"),
+    list(all_examples("no_match")),
+    ids=[f"{p.id}-{i}" for p, i, _ in all_examples("no_match")],
+)
 def test_no_match_example(pat: Pat, i: int, ex: Example) -> None:
     """Not matched: the regex misses it, or the scope (kind, paired command) excludes the event."""
     assert not pat.applies(ex) or pat.rx.search(ex.text) is None
@@ -260,12 +279,15 @@ def test_examples_not_outranked_by_other_categories() -> None:
                 continue
             if not other.applies(ex) or other.search(ex.text) is None:
                 continue
-            problems.append(f"{pat.id} match[{i}] is also matched by {other.id} "
-                            f"({other.category}, priority {other.priority} >= {pat.priority})")
+            problems.append(
+                f"{pat.id} match[{i}] is also matched by {other.id} "
+                f"({other.category}, priority {other.priority} >= {pat.priority})"
+            )
     assert not problems, "\n".join(problems)
 
 
 # --- explanations render ----------------------------------------------------------------------
+
 
 def _filters() -> dict[str, Any]:
     ptx = load_meta("ptx_isa")["ptx_isa"]
@@ -311,28 +333,45 @@ def test_templates_render_for_every_match_example() -> None:
 # --- the seed session and the corpus ----------------------------------------------------------
 
 SEED_MESSAGES = [
-    ("ImportError: libnvrtc.so.13: cannot open shared object file: No such file or directory",
-     "missing_shared_library"),
+    (
+        "ImportError: libnvrtc.so.13: cannot open shared object file: No such file or directory",
+        "missing_shared_library",
+    ),
     ("[sgl_kernel] CRITICAL: Could not load any common_ops library!", "missing_shared_library"),
     ("RuntimeError: Could not find nvcc", "nvcc_not_found"),
     ("/bin/sh: 1: /usr/local/cuda/bin/nvcc: not found", "nvcc_not_found"),
-    ("FileNotFoundError: [Errno 2] No such file or directory: '/root/venv/lib/python3.12/site-packages/"
-     "nvidia/cu13/bin/nvcc'", "nvcc_not_found"),
+    (
+        "FileNotFoundError: [Errno 2] No such file or directory: '/root/venv/lib/python3.12/site-packages/"
+        "nvidia/cu13/bin/nvcc'",
+        "nvcc_not_found",
+    ),
     ("Exception: Capture cuda graph failed: Could not find nvcc", "nvcc_not_found"),
-    ("Exception: Capture cuda graph failed: operation not permitted when stream is capturing",
-     "cuda_graph_capture_failed"),
+    (
+        "Exception: Capture cuda graph failed: operation not permitted when stream is capturing",
+        "cuda_graph_capture_failed",
+    ),
     ("FileNotFoundError: [Errno 2] No such file or directory: 'ninja'", "ninja_not_found"),
     ("RuntimeError: Ninja is required to load C++ extensions", "ninja_not_found"),
-    ('/root/venv/lib/python3.12/site-packages/nvidia/cu13/include/cccl/cuda/std/__cccl/cuda_toolkit.h(41): '
-     'error: "CUDA compiler and CUDA toolkit headers are incompatible, please check your include paths"',
-     "cuda_toolkit_header_mismatch"),
-    ("ptxas /tmp/x.ptx, line 9; fatal   : Unsupported .version 9.2; current version is '9.0'",
-     "ptxas_unsupported_ptx_version"),
-    ("  × No solution found when resolving dependencies:\n  ╰─▶ Because there is no version of "
-     "nvidia-cuda-nvcc==13.0.26 and you require nvidia-cuda-nvcc==13.0.26, we can conclude that your "
-     "requirements are unsatisfiable.", "dependency_resolution_failed"),
-    ("ERROR: Could not find a version that satisfies the requirement nvidia-cuda-nvcc==13.0.26 "
-     "(from versions: 13.0.48, 13.0.88, 13.2.78)", "dependency_resolution_failed"),
+    (
+        "/root/venv/lib/python3.12/site-packages/nvidia/cu13/include/cccl/cuda/std/__cccl/cuda_toolkit.h(41): "
+        'error: "CUDA compiler and CUDA toolkit headers are incompatible, please check your include paths"',
+        "cuda_toolkit_header_mismatch",
+    ),
+    (
+        "ptxas /tmp/x.ptx, line 9; fatal   : Unsupported .version 9.2; current version is '9.0'",
+        "ptxas_unsupported_ptx_version",
+    ),
+    (
+        "  × No solution found when resolving dependencies:\n  ╰─▶ Because there is no version of "
+        "nvidia-cuda-nvcc==13.0.26 and you require nvidia-cuda-nvcc==13.0.26, we can conclude that your "
+        "requirements are unsatisfiable.",
+        "dependency_resolution_failed",
+    ),
+    (
+        "ERROR: Could not find a version that satisfies the requirement nvidia-cuda-nvcc==13.0.26 "
+        "(from versions: 13.0.48, 13.0.88, 13.2.78)",
+        "dependency_resolution_failed",
+    ),
     ("ERROR: No matching distribution found for nvidia-cuda-nvcc==13.0.26", "dependency_resolution_failed"),
     ("[2026-01-10 10:00:00] The server is fired up and ready to roll!", "server_ready"),
     ("INFO:     Uvicorn running on http://0.0.0.0:30000 (Press CTRL+C to quit)", "server_ready"),
@@ -373,8 +412,13 @@ def corpus_predictions(path: Path) -> list[tuple[str, str, str, str]]:
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         rec = json.loads(line)
-        hits = [(p, m) for p in load_patterns() if SEVERITY_RANK[p.severity] >= 3
-                for m in [p.search(rec["log"])] if m is not None and p.applies(Example(rec["log"], kind="log"))]
+        hits = [
+            (p, m)
+            for p in load_patterns()
+            if SEVERITY_RANK[p.severity] >= 3
+            for m in [p.search(rec["log"])]
+            if m is not None and p.applies(Example(rec["log"], kind="log"))
+        ]
         if hits:
             p, _ = max(hits, key=lambda h: (SEVERITY_RANK[h[0].severity], h[0].priority))
             out.append((rec["id"], rec["category"], p.category, p.id))
@@ -399,5 +443,4 @@ if __name__ == "__main__":  # a report for humans: accuracy and every miss
     misses = [p for p in preds if p[1] != p[2]]
     for rid, label, got, pid in misses:
         print(f"MISS {rid}: label={label} got={got} ({pid})")
-    print(f"patterns={len(load_patterns())} records={len(preds)} "
-          f"accuracy={1 - len(misses) / len(preds):.3f}")
+    print(f"patterns={len(load_patterns())} records={len(preds)} accuracy={1 - len(misses) / len(preds):.3f}")

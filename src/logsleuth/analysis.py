@@ -35,11 +35,12 @@ class Analysis:
         return self.transcript.events.filter(pl.col("session") == self.session)
 
     def category_title(self, category: str) -> str:
-        cat = self.library.categories.get(category) if hasattr(self.library, "categories") else None
-        title = getattr(cat, "title", None) if cat is not None else None
-        if isinstance(cat, dict):
-            title = cat.get("title")
-        return str(title) if title else category.replace("_", " ")
+        cat = self.library.categories.get(category)
+        return cat.title if cat is not None and cat.title else category.replace("_", " ")
+
+    def category_description(self, category: str) -> str:
+        cat = self.library.categories.get(category)
+        return " ".join(cat.description.split()) if cat is not None else ""
 
 
 def load_library(pattern_dirs: Sequence[str] = ()) -> PatternLibrary:

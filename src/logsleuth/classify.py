@@ -93,6 +93,7 @@ def classify(
         matches = _stage2(ev, pairs, patterns, timeout, warnings)
     renderer = library.renderer or Renderer(library.knowledge)
     findings, spans = _findings(ev, matches, patterns, renderer, warnings)
+    findings = _unsuppressed(findings, {p.id: p.suppresses for p in patterns if p.suppresses})
     order = sorted(range(len(findings)), key=lambda i: _sort_key(findings[i]))
     findings = [findings[i] for i in order]
     secondary = _secondary(findings)
@@ -377,6 +378,17 @@ def _findings(
 
 def _sort_key(f: Finding) -> tuple[Any, ...]:
     return (f.session, f.seq, -f.priority, f.pattern, f.line, f.fingerprint)
+
+
+def _unsuppressed(findings: list[Finding], suppresses: Mapping[str, tuple[str, ...]]) -> list[Finding]:
+    """Drop findings whose category another finding on the same event declares routine."""
+    if not suppresses:
+        return findings
+    cancelled: set[tuple[str, int, str]] = set()
+    for f in findings:
+        for cat in suppresses.get(f.pattern, ()):
+            cancelled.add((f.session, f.seq, cat))
+    return [f for f in findings if (f.session, f.seq, f.category) not in cancelled]
 
 
 def _secondary(findings: Sequence[Finding]) -> set[int]:

@@ -41,6 +41,7 @@ PARTS = "findings"
 LOCK = ".lock"
 SLOW_ENV = "LOGSLEUTH_INDEX_SLOW_MS"  # test hook: sleep between inputs so a kill lands mid-run
 COMMIT_EVERY_FILES = 20  # commit the manifest this often during long runs ...
+COMMIT_ENV = "LOGSLEUTH_INDEX_COMMIT_EVERY"  # ... or every N inputs (tests: commits land mid-run)
 COMMIT_EVERY_SECONDS = 2.0  # ... or after this long, whichever comes first
 
 # One action against a failure episode: the command as issued and what it changed.
@@ -374,7 +375,8 @@ class _Builder:
             self.dirty = True
 
     def maybe_commit(self) -> None:
-        if self.since_commit >= COMMIT_EVERY_FILES or time.monotonic() - self.last_commit >= COMMIT_EVERY_SECONDS:
+        every = int(os.environ.get(COMMIT_ENV) or COMMIT_EVERY_FILES)
+        if self.since_commit >= every or time.monotonic() - self.last_commit >= COMMIT_EVERY_SECONDS:
             self.commit()
 
     def commit(self) -> None:
@@ -424,6 +426,7 @@ def build(
     (db / PARTS).mkdir(parents=True, exist_ok=True)
     lib = library if library is not None else load_library(pattern_dirs)
     slow = float(os.environ.get(SLOW_ENV) or 0) / 1000
+    _warm_up()
     with locked(db, wait):
         b = _Builder(db, lib, force)  # the manifest is read under the lock: a waiting run sees the winner's work
         b.collect_garbage()
@@ -471,6 +474,15 @@ def build(
         summary.total_findings = sum(int(r["findings"] or 0) for r in b.rows.values())
     summary.errors.sort()
     return summary
+
+
+def _warm_up() -> None:
+    """Import the analysis stages before taking the lock: the lock is held for work, not imports."""
+    import logsleuth.actions
+    import logsleuth.classify
+    import logsleuth.index_rows
+    import logsleuth.ingest
+    import logsleuth.link  # noqa: F401
 
 
 def discover(root: str) -> list[str]:

@@ -33,7 +33,8 @@ from logsleuth.model import (
 
 # Categories that say "something failed" without saying what: chain-worthy only when nothing better exists.
 GENERIC = frozenset(
-    {"python_traceback", "nonzero_exit", "sibling_tool_call_errored", "user_rejected_tool_call", "api_error"}
+    {"python_traceback", "nonzero_exit", "sibling_tool_call_errored", "user_rejected_tool_call", "api_error",
+     "tool_use_error", "routine_nonzero_exit"}
 )
 # Failures of an install command itself: the attempt failed, the story's failure is unchanged.
 ATTEMPT_FAILURES = frozenset({"dependency_resolution_failed", "dependency_conflict_warning"})

@@ -82,7 +82,7 @@ def _argv(cmd: Cmd, text: str) -> list[Draft]:
         return [_look(prog, args, text) if local and not writes else Draft(K.RUN, prog, _join(args), text)]
     if prog in ("ldconfig",) and "-p" in args:
         return [_look(prog, args, text)]
-    return [Draft(K.RUN, prog or argv[0], _join(args), text)]
+    return [Draft(K.RUN, prog or argv[0] or "?", _join(args), text)]
 
 
 def _join(args: list[str], limit: int = 120) -> str | None:

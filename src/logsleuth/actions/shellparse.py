@@ -187,12 +187,18 @@ def _unwrap(cmd: Cmd, ctx: _Ctx, depth: int) -> list[Cmd]:
         for a in argv[1:]:
             if m := _ASSIGN.match(a):
                 ctx.vars[m.group(1)] = a[m.end() :]
+    body = _stdin_script(cmd)
+    if body is not None and _stdin_shell(argv):  # bash -s <<'EOF' … EOF: the body is the script
+        return _expand(body, ctx, (*cmd.via, f"{prog} <<"), cmd.stage, depth + 1)
     peeled = _peel(argv)
     if peeled is None:
         return [cmd]
     label, env, inner, as_string = peeled
     via = (*cmd.via, label)
     pre: list[Cmd] = []
+    body = _stdin_script(cmd)
+    if body is not None and label.startswith("ssh ") and (as_string is None or _stdin_shell(as_string.split())):
+        return _expand(body, _Ctx(), via, cmd.stage, depth + 1)  # ssh host [bash -s] <<'EOF' … EOF
     if as_string is not None:
         if cmd.assigns or env:
             pre.append(replace(cmd, argv=(), assigns=cmd.assigns + env, redirects=()))
@@ -201,6 +207,22 @@ def _unwrap(cmd: Cmd, ctx: _Ctx, depth: int) -> list[Cmd]:
         return [cmd]
     child = replace(cmd, argv=tuple(inner), assigns=cmd.assigns + env, via=via)
     return _unwrap(child, ctx, depth + 1)
+
+
+def _stdin_script(cmd: Cmd) -> str | None:
+    return next((r.body for r in cmd.redirects if r.body is not None and r.op in ("<<", "<<-")), None)
+
+
+def _stdin_shell(argv: list[str]) -> bool:
+    """A shell reading its script from stdin: `bash`, `bash -s`, `sh -ex`, `bash -s -- arg`."""
+    if not argv or basename(argv[0]) not in ("bash", "sh", "zsh", "dash", "ksh"):
+        return False
+    for a in argv[1:]:
+        if a == "--":
+            return True
+        if not a.startswith("-") or "c" in a[1:]:
+            return False
+    return True
 
 
 _KEYWORDS = frozenset({"if", "then", "else", "elif", "do", "while", "until", "!", "{", "time", "exec", "command", "builtin"})
@@ -335,8 +357,8 @@ def _ssh(args: list[str]) -> Peeled | None:
     if j >= len(args):
         return None
     host, rest = args[j], args[j + 1 :]
-    if not rest:
-        return None
+    if not rest:  # an interactive login, or a script on stdin (`ssh host <<'EOF'`)
+        return (f"ssh {host}", (), [], None)
     # ssh joins the remaining words with spaces and hands them to the remote shell
     return (f"ssh {host}", (), [], " ".join(rest))
 

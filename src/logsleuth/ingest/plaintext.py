@@ -49,6 +49,7 @@ _TS_KINDS = {
     GLOG: r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ ",
 }
 _TS_ANY = "(?:" + "|".join(p for p in _TS_KINDS.values()) + ")"
+_VLLM_PREFIX = rf"^((?:\([^)]*\) )?(?:{_LEVELS}) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[^\]\s]+\] ?)"
 _STRIP_NO_DATE = {
     VLLM: (rf"^((?:\([^)]*\) )?(?:{_LEVELS})) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s*", "$1 "),
     JOURNAL: (rf"^(?:{_MONTHS}) [ \d]\d \d\d:\d\d:\d\d \S+ ", ""),
@@ -99,8 +100,9 @@ def sniff(probe: Probe) -> bool:
 # bytes -> lines
 
 
-def iter_byte_chunks(f: IO[bytes], size: int = CHUNK_BYTES) -> Iterator[bytes]:
+def iter_byte_chunks(f: IO[bytes], size: int | None = None) -> Iterator[bytes]:
     """Chunks that end on a line boundary (the last one may not); over-long lines are cut."""
+    size = size or CHUNK_BYTES
     carry = b""
     dropping = False  # inside an over-long line: drop bytes until its newline
     while block := f.read(size):
@@ -154,7 +156,7 @@ def _clean(lines: pl.Series, data: bytes) -> pl.Series:
     return lines.rename("text")
 
 
-def iter_line_frames(probe: Probe, chunk_bytes: int = CHUNK_BYTES) -> Iterator[pl.DataFrame]:
+def iter_line_frames(probe: Probe, chunk_bytes: int | None = None) -> Iterator[pl.DataFrame]:
     """Frames of (line: Int64 1-based, text: str|null) covering the whole input in order."""
     first = 1
     with probe.open() as f:
@@ -214,7 +216,35 @@ def classify(frame: pl.DataFrame) -> pl.DataFrame:
             codes[hit] = code
             undecided &= ~hit
         cls[other] = codes
-    return frame.with_columns(pl.Series("cls", cls), pl.Series("tskind", kind))
+    out = frame.with_columns(pl.Series("cls", cls), pl.Series("tskind", kind))
+    vllm = np.flatnonzero(kind == VLLM)
+    return _fold_repeated_prefix(out, vllm) if vllm.size > 1 else out
+
+
+def _fold_repeated_prefix(frame: pl.DataFrame, idx: np.ndarray) -> pl.DataFrame:
+    """vLLM writes every line of a multi-line message (a traceback) behind the same prefix
+    (`ERROR 04-28 20:50:24 worker_base.py:145] …`). A line that repeats the previous line's
+    prefix and is indented, blank or a traceback header — or follows such a line — continues
+    that message: it becomes an INDENT line holding only its body."""
+    sub = frame["text"].gather(idx)
+    prefix = sub.str.extract(_VLLM_PREFIX, 1)
+    body = sub.str.slice(prefix.str.len_chars().fill_null(0))
+    special = (
+        body.str.contains(r"^(?:\s|$|Traceback \(most recent call last\):|During handling|The above exception)")
+        .fill_null(False)
+        .to_numpy()
+    )
+    same = np.zeros(idx.size, bool)
+    same[1:] = (idx[1:] == idx[:-1] + 1) & (prefix[1:] == prefix[:-1]).fill_null(False).to_numpy()
+    cont = same & (special | np.concatenate(([False], special[:-1])))
+    if not cont.any():
+        return frame
+    rows = idx[cont]
+    cls = frame["cls"].to_numpy().copy()
+    kind = frame["tskind"].to_numpy().copy()
+    cls[rows], kind[rows] = INDENT, 0
+    text = frame["text"].clone().scatter(rows, body.filter(pl.Series(cont)))
+    return frame.with_columns(text, pl.Series("cls", cls), pl.Series("tskind", kind))
 
 
 def mark_records(frame: pl.DataFrame) -> pl.DataFrame:

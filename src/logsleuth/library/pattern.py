@@ -64,6 +64,9 @@ class Pattern:
     portable: bool = True  # False: polars (Rust regex) rejects it; matched with Python `regex` instead
     origin: str = "builtin"  # "builtin" or the user directory as given
     key_lines: Mapping[str, int] = field(default_factory=dict)  # top-level key -> line, for lint
+    # categories whose findings on the same event this pattern cancels (a routine `grep` exit 1
+    # is not a failed command)
+    suppresses: tuple[str, ...] = ()
 
     @property
     def location(self) -> str:

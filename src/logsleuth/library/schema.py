@@ -19,7 +19,7 @@ from logsleuth.model import KINDS, Severity
 
 ID_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 REQUIRED = ("id", "title", "category", "severity", "priority", "regex", "prefilter", "explain", "examples")
-OPTIONAL = ("fingerprint", "fixes", "related", "references", "scope")
+OPTIONAL = ("fingerprint", "fixes", "related", "references", "scope", "suppresses")
 # Descriptive keys an author may add; accepted silently. Anything else is a (warning) typo check.
 DESCRIPTIVE = ("description", "notes", "status", "tags", "aliases", "author", "falsepositives")
 SEVERITIES = tuple(s.value for s in Severity)
@@ -213,6 +213,7 @@ def validate(
                     f"(groups: {', '.join(groups) or 'none'})")
     fixes = _str_list(c, data, "fixes")
     related = _str_list(c, data, "related")
+    suppresses = _str_list(c, data, "suppresses")
     references = _str_list(c, data, "references")
     templates: list[tuple[tuple[Any, ...], str]] = [(("explain",), data["explain"])]
     templates += [(("fixes", i), f) for i, f in enumerate(fixes)]
@@ -235,6 +236,7 @@ def validate(
         explain=data["explain"],
         fixes=fixes,
         related=related,
+        suppresses=suppresses,
         references=references,
         scope=scope,
         match_examples=match_ex,

@@ -59,7 +59,7 @@ def explain_context(an: Analysis, seq: int) -> dict[str, Any]:
         "after": {"kind": after[0], "text": after[1], "seq": after[2]} if after else None,
         "knowledge": {"title": st.title_of(current), "text": current.first.explanation,
                       "seq": current.occurrences[0]} if current and current.first.explanation else None,
-        "created": [c.to_dict() for c in facts.established(st.by_seq, st.result_of, actions, [])],
+        "created": [c.to_dict() for c in facts.established(st.result_of, actions, [])],
         "title": st.title(),
     }
 

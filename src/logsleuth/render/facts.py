@@ -5,6 +5,7 @@ Everything here is read off the events (never the wall clock) and cites the even
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -21,9 +22,14 @@ _CUDA_SMI = re.compile(r"CUDA Version: (?P<v>\d+\.\d+)")
 _NVCC = re.compile(r"Cuda compilation tools, release (?P<v>\d+\.\d+), V(?P<full>[\d.]+)")
 _PIP_SHOW = re.compile(r"^Name: (?P<name>\S+)\s*\nVersion: (?P<v>\S+)", re.M)
 _DIST_INFO = re.compile(r"(?P<name>[A-Za-z][\w.]*?)-(?P<v>\d[\w.+]*)\.dist-info")
-_SSH = re.compile(r"\bssh\b(?:\s+-\S+(?:\s+(?!-)\S+)?)*?\s+(?:(?P<user>[\w.-]+)@)?(?P<host>[\w.-]+\.[\w.-]+|[\w-]+)")
+# ssh's flags that take an argument (-o Opt=v, -p 22, -i key …) versus those that do not
+_SSH = re.compile(
+    r"\bssh((?:\s+-[46AaCfGgKkMNnqsTtVvXxYy]+|\s+-[BbcDEeFIiJLlmOopQRSWw]\s*\S+)*)\s+"
+    r"(?:(?P<user>[\w.-]+)@)?(?P<host>[A-Za-z0-9][\w.-]*)"
+)
 _PCT = re.compile(r"\bpct exec (?P<ct>\d+)")
 _DOCKER = re.compile(r"\bdocker exec (?:-\S+\s+)*(?P<ctr>[\w.-]+)")
+_ARCH = re.compile(r"(?i)(?<![a-z])sm_?\d{2,3}[a-z]?(?![a-z0-9])")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
@@ -130,7 +136,6 @@ def first_lines(text: str, n: int = 3, width: int = 160) -> list[str]:
 
 
 def established(
-    rows_by_seq: dict[int, dict[str, Any]],
     result_of: dict[int, dict[str, Any]],
     actions: Iterable[Action],
     failed: Iterable[tuple[Action, Any]],
@@ -145,21 +150,59 @@ def established(
     for a, f in failed:
         facts.append(Cited(f"`{a.subject}{a.value or ''}` cannot be installed: {first_lines(f.text, 1)[0]}", f.seq))
     for a in actions:
-        if a.kind is not ActionKind.INVESTIGATE or a.subject not in ("find", "ls", "grep", "rg", "fd"):
+        if a.kind is not ActionKind.INVESTIGATE or a.subject not in ("find", "ls", "fd"):
             continue
         res = result_of.get(a.seq)
         if res is None:
             continue
-        body = res["text"].strip()
-        if not body or body in ("(no output)", "(Bash completed with no output)"):
+        lines = [ln.strip() for ln in res["text"].splitlines() if ln.strip()]
+        glob = _name_glob(a.command)
+        if glob is not None:  # one tool call may run several finds: keep the lines this one could print
+            lines = [ln for ln in lines if fnmatch.fnmatch(ln.rsplit("/", 1)[-1], glob)]
+        elif a.subject != "ls":
+            continue
+        if not lines or lines[0] in ("(no output)", "(Bash completed with no output)"):
             facts.append(Cited(f"`{_short(a.command)}` found nothing", res["seq"]))
-        elif a.subject == "find":
-            lines = first_lines(body, 5, 200)
+        elif glob is not None:
             names = sorted({ln.rsplit("/", 1)[-1] for ln in lines})
-            facts.append(Cited(f"`{_short(a.command)}` found only: {', '.join(names)}", res["seq"]))
+            archs = sorted({m.lower().replace("_", "") for n in names for m in _ARCH.findall(n)})
+            which = f" ({', '.join(archs)} only)" if archs else ""
+            shown = ", ".join(_short(n, 60) for n in names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+            facts.append(Cited(f"`{_short(a.command)}` found {len(names)} file(s){which}: {shown}", res["seq"]))
     return sorted(facts, key=lambda c: c.seq)
+
+
+def _name_glob(command: str) -> str | None:
+    m = re.search(r"-i?name\s+(['\"]?)(?P<g>[^'\"\s]+)\1", command)
+    return m["g"] if m else None
 
 
 def _short(cmd: str, width: int = 110) -> str:
     cmd = " ".join(cmd.split())
     return cmd if len(cmd) <= width else cmd[: width - 1] + "…"
+
+
+def table_facts(findings: Iterable[Any], knowledge: Any) -> list[dict[str, Any]]:
+    """Rows of the knowledge tables that the captured values touch (PTX ISA, compute capability)."""
+    from logsleuth.library.knowledge import Facts
+
+    lookup = Facts(knowledge)
+    out: dict[str, dict[str, Any]] = {}
+    for f in findings:
+        for key, value in sorted(f.captures.items()):
+            if not value:
+                continue
+            k = key.lower()
+            if "ptx" in k:
+                cuda = lookup.cuda_for_ptx(value)
+                if cuda != "?":
+                    drv = lookup.driver_for_cuda(cuda)
+                    extra = f", which needs driver {drv} or newer" if drv != "?" else ""
+                    out.setdefault(f"ptx {value}", {"text": f"PTX ISA {value} ships with CUDA {cuda}{extra}", "seq": f.seq})
+            elif "sm" in k or "arch" in k or k in ("cc", "compute_capability"):
+                arch = lookup.arch_for_sm(value)
+                if arch != "?":
+                    gpus = lookup.gpus_for_sm(value)
+                    extra = f" ({gpus})" if gpus != "?" else ""
+                    out.setdefault(f"sm {value}", {"text": f"{value} is a {arch} GPU{extra}", "seq": f.seq})
+    return sorted(out.values(), key=lambda d: (d["seq"], d["text"]))

@@ -17,6 +17,7 @@ from logsleuth.link import action_label
 from logsleuth.model import Action, ActionKind, Episode, Finding, Relation, Sentence
 from logsleuth.render import facts
 
+_NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 RUN_LIMIT = 4  # more attempts than this against one failure are summarised, not listed
 
 _LEADS_REVEALED = (
@@ -103,20 +104,23 @@ class Story:
         }
 
     def title(self) -> str:
+        """A headline from the shape of the story: the trap, the length of the chain, the ending."""
         g = self.g
-        if g.catch22:
-            c = g.catch22[0]
-            a, b = (self.episodes[e] for e in c.episodes[:2])
-            return f"The {c.subject} trap: {self.title_of(a).lower()} or {self.title_of(b).lower()}"
-        if not g.episodes:
-            return "A session without a failure chain"
-        first, last = g.episodes[0], g.episodes[-1]
-        ending = {"resolved": "resolved", "worked around": "worked around", "unresolved": "left unresolved"}[
+        n = len(g.episodes)
+        count = _NUMBERS[n] if n < len(_NUMBERS) else str(n)
+        ending = {"resolved": "and a fix", "worked around": "and a workaround", "unresolved": "and no way out"}[
             g.outcome.value
         ]
-        if first is last:
-            return f"{self.title_of(first)}, {ending}"
-        return f"From {self.title_of(first).lower()} to {self.title_of(last).lower()}, {ending}"
+        if g.catch22:
+            c = g.catch22[0]
+            pivot = ", a catch-22 and a pivot" if g.pivots else " and a catch-22"
+            return f"The {c.subject} trap: {count} failure{'s' if n != 1 else ''}{pivot}"
+        if not g.episodes:
+            return "A session without a failure chain"
+        first = self.title_of(g.episodes[0])
+        if n == 1:
+            return f"{first}, {g.outcome.value}"
+        return f"{count.capitalize()} failures from {first[:1].lower() + first[1:]} {ending}"
 
     def road(self) -> list[dict[str, Any]]:
         """The chain as a story: one step per failure, with what the agent made of it and did."""
@@ -138,7 +142,7 @@ class Story:
                     "category": ep.category,
                     "seq": occ,
                     "lead": self._lead(i, ep, occ, recurring, steps),
-                    "quote": facts.first_lines(finding.text, 4, 200),
+                    "quote": facts.first_lines(finding.text, 4, 320),
                     "explanation": finding.explanation,
                     "conclusion": self._conclusion(i, occ, attempts[0].seq if attempts else nxt_seq),
                     "attempts": self._attempts(attempts),
@@ -256,18 +260,25 @@ class Story:
         key = sorted(diag[:5], key=lambda s: s.seq)
         last_fail = max((ep.occurrences[-1] for ep in self.g.episodes), default=-1)
         stop = self.g.first_success.seq if self.g.first_success else 1 << 62
-        checks = []
+        checks: list[dict[str, Any]] = []
         for a in self.an.actions:
             if a.kind is ActionKind.INVESTIGATE and last_fail < a.seq < stop and a.subject not in ("sleep", "tail", "echo"):
+                if checks and checks[-1]["seq"] == a.seq:  # one tool call, several commands, one output
+                    checks[-1]["command"] += f"; {a.command}"
+                    continue
                 res = self.result_of.get(a.seq)
                 lines = facts.first_lines(res["text"], 3, 160) if res else []
                 checks.append({"command": a.command, "seq": a.seq, "result": lines, "result_seq": res["seq"] if res else None})
-        pivots = []
-        for p in self.g.pivots:
+        pivots: list[dict[str, Any]] = []
+        for p in self.g.pivots:  # several flags of one launch are one change of course
+            if pivots and pivots[-1]["seq"] == p.seq:
+                pivots[-1]["parts"].append(describe(p))
+                pivots[-1]["text"] = _join(pivots[-1]["parts"])
+                continue
             why = self.reasoning_between(last_fail if last_fail < p.seq else first, p.seq + 1, ("decision", "hypothesis", "diagnosis"))
             pivots.append(
-                {"text": describe(p), "seq": p.seq, "why": {"text": why.text, "seq": why.seq} if why else None,
-                 "label": action_label(p)}
+                {"text": describe(p), "parts": [describe(p)], "seq": p.seq,
+                 "why": {"text": why.text, "seq": why.seq} if why else None, "label": action_label(p)}
             )
         return {
             "key": [{"text": s.text, "seq": s.seq, "label": s.label} for s in key],
@@ -282,26 +293,29 @@ class Story:
         return [{"text": s.text, "seq": s.seq, **self._verdict(s)} for s in picked]
 
     def _verdict(self, s: Sentence) -> dict[str, Any]:
-        """Check a hedged claim against what happened after it, by the entities it names."""
-        flags = [t for label, t in s.entities if label == "FLAG"]
+        """Check a hedged claim against what happened after it, by what it names."""
         for a in self.an.actions:
-            if a.seq > s.seq and a.subject in flags:
+            if a.seq > s.seq and a.kind in _TESTABLE and _mentions(s.text, a):
                 after = self._next_outcome(a.seq)
                 if after is not None:
                     held = after[0] == "success"
-                    return {"verdict": "held" if held else "did not hold", "evidence": after[1], "evidence_seq": after[2]}
-        values = {t for label, t in s.entities if label in ("VERSION", "GPU_ARCH", "CUDA_LIB", "PACKAGE")}
+                    return _v("held" if held else "did not hold", f"after `{action_label(a)}`: {after[1]}", after[2])
+        names = sorted({t for _, t in s.entities if len(t) >= 4}, key=lambda t: (-len(t), t))
+        # a failed install refutes a claim that named exactly that version (x.y.z) or package
+        specific = [n for n in names if n.count(".") >= 2 or any(n == a.subject for a, _ in self.g.failed_attempts)]
+        for a, f in self.g.failed_attempts:
+            if f.seq > s.seq and any(n == a.subject or n in (a.value or "") for n in specific):
+                return _v("did not hold", facts.first_lines(f.text, 1)[0], f.seq)
+        things = [t for label, t in s.entities if label in ("CUDA_LIB", "GPU_ARCH", "FEATURE") and len(t) >= 4]
+        for fact in facts.established(self.result_of, self.an.actions, ()):
+            low = fact.text.lower()
+            if fact.seq > s.seq and any(n.lower().rstrip("s") in low for n in things):
+                return _v("tested", fact.text, fact.seq)
+        values = {t for label, t in s.entities if label in ("VERSION", "GPU_ARCH")}
         for f in self.an.findings:
             if f.seq > s.seq and f.severity.is_failure and values & set(f.captures.values()):
-                return {"verdict": "consistent with what followed", "evidence": facts.first_lines(f.text, 1)[0],
-                        "evidence_seq": f.seq}
-        for r in self.rows:
-            if r["seq"] > s.seq and r["kind"] == "tool_result":
-                hit = sorted(v for v in values if len(v) > 3 and v in r["text"])
-                if hit:
-                    return {"verdict": "checked", "evidence": f"`{hit[0]}` appears in the output",
-                            "evidence_seq": r["seq"]}
-        return {"verdict": "not tested in the session", "evidence": None, "evidence_seq": None}
+                return _v("consistent with what followed", facts.first_lines(f.text, 1)[0], f.seq)
+        return _v("not tested in the session", None, None)
 
     def _next_outcome(self, seq: int) -> tuple[str, str, int] | None:
         fails = [f for ep in self.g.episodes for f in ep.findings if f.seq > seq]
@@ -314,15 +328,20 @@ class Story:
         return None
 
     def knowledge(self) -> dict[str, Any]:
+        """Concepts a reader needs (per kind of failure, plus the version tables the captures touch)
+        and the facts the session established."""
         required = []
         seen: set[str] = set()
         for ep in self.g.episodes:
-            if ep.category in seen or not ep.first.explanation:
+            if ep.category in seen:
                 continue
             seen.add(ep.category)
-            required.append({"title": self.title_of(ep), "text": ep.first.explanation, "seq": ep.occurrences[0]})
-        created = facts.established(self.by_seq, self.result_of, self.an.actions, self.g.failed_attempts)
-        return {"required": required, "created": [c.to_dict() for c in created]}
+            text = self.an.category_description(ep.category) or ep.first.explanation
+            if text:
+                required.append({"title": self.title_of(ep), "text": text, "seq": ep.occurrences[0]})
+        tables = facts.table_facts([f for ep in self.g.episodes for f in ep.findings], self.an.library.knowledge)
+        created = facts.established(self.result_of, self.an.actions, self.g.failed_attempts)
+        return {"required": required, "tables": tables, "created": [c.to_dict() for c in created]}
 
     def root_cause(self) -> dict[str, Any]:
         g = self.g
@@ -353,16 +372,49 @@ class Story:
         return out
 
     def resolution_actions(self) -> list[dict[str, Any]]:
+        """The changes (not restatements, not failed attempts) between the last failure and success."""
         s = self.g.first_success
         if s is None:
             return []
         last_fail = max((ep.occurrences[-1] for ep in self.g.episodes), default=-1)
-        acts = [a for a in self.an.actions if last_fail < a.seq <= s.seq and (a.kind.is_fix or a.kind is ActionKind.LAUNCH)]
+        changes = {id(a) for a in self.g.node_actions.values()}
+        failed = {id(a) for a, _ in self.g.failed_attempts}
+        acts = [
+            a
+            for a in self.an.actions
+            if last_fail < a.seq <= s.seq and id(a) not in failed
+            and (id(a) in changes or a.kind is ActionKind.LAUNCH)
+        ]
         grouped: dict[int, list[Action]] = {}
         for a in acts:
             grouped.setdefault(a.seq, []).append(a)
         return [{"text": _join([describe(a) for a in grp]), "seq": seq, "command": grp[0].raw or grp[0].command}
                 for seq, grp in grouped.items()]
+
+
+_TESTABLE = frozenset(
+    {ActionKind.FLAG_ADDED, ActionKind.FLAG_CHANGED, ActionKind.FLAG_REMOVED, ActionKind.ENV_SET, ActionKind.LAUNCH}
+)
+_FLAG_NOISE = {"disable", "enable", "no", "use", "cuda", "with"}
+
+
+def _v(verdict: str, evidence: str | None, seq: int | None) -> dict[str, Any]:
+    return {"verdict": verdict, "evidence": evidence, "evidence_seq": seq}
+
+
+def _mentions(text: str, a: Action) -> bool:
+    """Does a sentence talk about this change? `--disable-cuda-graph` ~ "disabling graphs"."""
+    low = text.lower()
+    if a.kind in (ActionKind.ENV_SET, ActionKind.LAUNCH):
+        return a.subject in text  # PATH is a variable, "code path" is not
+    if a.subject.lower() in low:
+        return True
+    words = [w for w in a.subject.lower().lstrip("-").replace("_", "-").split("-") if w and w not in _FLAG_NOISE]
+    if not words or not all(w.rstrip("s") in low for w in words):
+        return False
+    if a.subject.startswith("--disable") or a.subject.startswith("--no-"):
+        return "disabl" in low or "turn off" in low or "without" in low
+    return a.value is not None and a.value.lower() in low
 
 
 def describe(a: Action) -> str:
