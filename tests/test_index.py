@@ -281,18 +281,12 @@ def _crash_lane(root: Path, seed: int, reps: int, expected: dict[int, int]) -> i
             deadline = time.monotonic() + 20
             while proc.poll() is None and not _lock_is_held(db) and time.monotonic() < deadline:
                 time.sleep(0.01)
-            time.sleep(rng.uniform(0.0, 0.5))
+            time.sleep(rng.uniform(0.0, 0.7))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             mid_run += rep % 4 != 0
         proc.wait()
         _check_consistent(db, expected)
-        if os.environ.get("DEBUG_CRASH"):
-            orphans = {p.name for p in (db / index.PARTS).iterdir()} - {
-                Path(x).name for x in index.read_manifest(db)["part"].drop_nulls()}
-            cur = set(index.read_manifest(db)["part"].drop_nulls())
-            print(rep, proc.returncode, len(orphans), len(cur - getattr(_crash_lane, "prev", set())))
-            _crash_lane.prev = cur  # type: ignore[attr-defined]
     done = subprocess.run(_index_cmd(corpus, db), check=True, capture_output=True, text=True)
     assert json.loads(done.stdout)["errors"] == []
     _check_consistent(db, expected)
@@ -308,7 +302,7 @@ def test_kill_9_mid_run_leaves_a_consistent_index(tmp_path: Path, lib) -> None: 
     lanes = [tmp_path / "l1", tmp_path / "l2"]  # two independent lanes of 10 kills: half the wall time
     with ThreadPoolExecutor(2) as pool:
         mid_run = list(pool.map(lambda lane: _crash_lane(lane[1], lane[0], 10, expected), enumerate(lanes)))
-    assert sum(mid_run) >= 8, mid_run
+    assert sum(mid_run) >= 5, mid_run
     # after the last, uninterrupted run the index holds exactly what the inputs hold now
     for lane in lanes:
         now = pl.concat([_analyse_text(f.read_text(), lib) for f in sorted((lane / "corpus").glob("*.jsonl"))])

@@ -70,13 +70,15 @@ def test_classifier_survives_random_events(rows: list[tuple[str, str]]) -> None:
     from logsleuth.library import load_library
 
     sink = EventSink("s", "fuzz.log")
-    for i, (role, text) in enumerate(rows, start=1):
+    for i, (role, text) in enumerate(rows):
         kind = {"log": "log", "tool": "tool_result", "assistant": "text"}[role]
-        sink.add(line=i, role=role, kind=kind, text=text, is_error=(i % 2 == 0), exit_code=i % 3)
+        sink.add(line=1000 * i + 1, role=role, kind=kind, text=text, is_error=(i % 2 == 0), exit_code=i % 3)
     result = classify(sink.frame(), _lib(load_library))
     for f in result.findings:
-        assert 1 <= f.line <= len(rows)
-        assert f.seq < len(rows)
+        # every finding points into the event it came from: seq, and a line inside its text
+        _, text = rows[f.seq]
+        first = 1000 * f.seq + 1
+        assert first <= f.line <= first + text.count("\n"), (f.line, f.seq)
     assert result.primary is None or result.primary in result.findings
 
 

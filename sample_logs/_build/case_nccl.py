@@ -3,7 +3,7 @@ It ends unresolved. Transcript plus the node-0 training log."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import fmt_codex
@@ -99,7 +99,7 @@ BOOT_DOCKER = "\n".join([
                             "[3]mlx5_3:1/RoCE [RO]; OOB ens1f0np0:10.40.1.12<0>"),
     _e(N1, 93817, 94002, 0, "NCCL WARN socketStartConnect: Connect to 172.17.0.1<45213> failed : Connection refused"),
     _e(N1, 93817, 94002, 0, "NCCL WARN bootstrap.cc:138 -> 6"),
-    f"[rank8]:[E312 16:51:47.201934 ProcessGroupNCCL.cpp:632] [Rank 8] Watchdog caught collective operation "
+    "[rank8]:[E312 16:51:47.201934 ProcessGroupNCCL.cpp:632] [Rank 8] Watchdog caught collective operation "
     "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=120000) ran for 120000 "
     "milliseconds before timing out.",
     "[rank0]:[E312 16:51:47.198410 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation "

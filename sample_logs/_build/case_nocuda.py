@@ -101,8 +101,8 @@ def build() -> list[Item]:
     turn(5, "grep1", [Call("grep -rn \"quantize\" src/", "", exit_code=1, duration=0.1,
                            description="Look for Decimal.quantize calls")],
          thinking="No rounding.py. Look for where rounding happens instead.")
-    turn(4, "grep2", [Call("grep -rn \"round(\" src/invoicer/", "src/invoicer/money.py:11:    return "
-                           "Decimal(round(value, 2))\nsrc/invoicer/tax.py:9:    return round_money(amount * rate)",
+    turn(4, "grep2", [Call("grep -rn \"round(\" src/invoicer/", "src/invoicer/money.py:10:    return "
+                           "Decimal(round(value, 2))",
                            duration=0.1, description="Look for round() calls")],
          thinking="Nothing uses quantize anymore. The refactor must have switched to round().")
     turn(3, "read_money", [Call(MONEY, MONEY_SRC, tool="read", duration=0.1)])

@@ -41,7 +41,8 @@ def render(items: list[Item], start: datetime, *, title: str, cwd: str, session_
         parts: list[dict[str, Any]] = []
         snap = hexid(session_seed, "snap", n=40)
 
-        def part(body: dict[str, Any], t: datetime, mid: str = mid) -> None:
+        def part(body: dict[str, Any], t: datetime, mid: str = mid, parts: list[dict[str, Any]] = parts,
+                 idx: int = idx) -> None:
             parts.append({"id": _oid("prt", t, session_seed, idx, len(parts)), "sessionID": sid,
                           "messageID": mid, **body})
 

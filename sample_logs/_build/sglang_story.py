@@ -6,7 +6,7 @@ Reasoning the seeds quote is reproduced verbatim (see QUOTED_* below).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import sglang_log as L
 import sglang_texts as X
@@ -305,9 +305,7 @@ def build() -> tuple[list[Item], L.ServerLog, dict[str, str]]:
     return items, log, expect
 
 
-def _td(secs: float):  # noqa: ANN202 - tiny helper
-    from datetime import timedelta
-
+def _td(secs: float) -> timedelta:
     return timedelta(seconds=secs)
 
 

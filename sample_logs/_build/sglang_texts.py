@@ -6,6 +6,7 @@ Texts marked REAL were produced on this machine with the NVIDIA CUDA 13.0.88 too
 
 from __future__ import annotations
 
+SPACE = " "  # trailing spaces the tools print, kept explicit
 SP = "/root/venv/lib/python3.12/site-packages"
 CU13 = f"{SP}/nvidia/cu13"
 FI_CCCL = f"{SP}/flashinfer/data/cccl/libcudacxx/include"
@@ -65,12 +66,12 @@ FAILED: [code=255] {OP_NAME}/batch_prefill.cuda.o
 ninja: build stopped: subcommand failed.
 """
 
-CAPTURE_HINTS = """Possible solutions:
+CAPTURE_HINTS = f"""Possible solutions:
 1. set --mem-fraction-static to a smaller value (e.g., 0.8 or 0.7)
 2. set --cuda-graph-max-bs to a smaller value (e.g., 16)
 3. disable torch compile by not using --enable-torch-compile
 4. disable CUDA graph by --disable-cuda-graph. (Not recommended. Huge performance loss)
-Open an issue on GitHub https://github.com/sgl-project/sglang/issues/new/choose 
+Open an issue on GitHub https://github.com/sgl-project/sglang/issues/new/choose{SPACE}
 """
 
 IMPORT_ERROR = f"""Traceback (most recent call last):
@@ -105,7 +106,7 @@ IMPORT_ERROR = f"""Traceback (most recent call last):
                  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
   File "{SP}/sgl_kernel/load_utils.py", line 188, in _load_architecture_specific_ops
     raise ImportError(error_msg)
-ImportError: 
+ImportError:{SPACE}
 [sgl_kernel] CRITICAL: Could not load any common_ops library!
 
 Attempted locations:

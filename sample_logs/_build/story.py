@@ -78,7 +78,7 @@ def turn_times(start: datetime, turn: Turn) -> dict[str, datetime]:
     t_text = t + timedelta(seconds=4.2 if turn.thinking else 0.0)
     out["text"] = t_text
     t_call = t_text + timedelta(seconds=1.1 if turn.text else 0.0)
-    for i, c in enumerate(turn.calls):
+    for i in range(len(turn.calls)):
         out[f"call{i}"] = t_call + timedelta(seconds=0.35 * i)
     last = t_call
     for i, c in enumerate(turn.calls):

@@ -483,6 +483,9 @@ def _warm_up() -> None:
     import logsleuth.index_rows
     import logsleuth.ingest
     import logsleuth.link  # noqa: F401
+    from logsleuth.ingest.detect import readers
+
+    readers()
 
 
 def discover(root: str) -> list[str]:

@@ -65,7 +65,8 @@ def link(
     call_of = _result_to_call(events)
     failed_attempts, main = _split_failures(findings, actions, call_of, generic)
     failed_actions = {id(a) for a, _ in failed_attempts}
-    fixes = _changes([a for a in actions if a.kind.is_fix and id(a) not in failed_actions])
+    starting = _first_launch_flags(actions)
+    fixes = _changes([a for a in actions if a.kind.is_fix and id(a) not in failed_actions and id(a) not in starting])
     episodes = _episodes(main)
     occurrences = sorted((seq, ep.id) for ep in episodes for seq in ep.occurrences)
     by_id = {ep.id: ep for ep in episodes}
@@ -143,6 +144,19 @@ def link(
         recipe=recipe,
         node_actions=dict(builder.ids_to_actions),
     )
+
+
+_FLAG_KINDS = frozenset({ActionKind.FLAG_ADDED, ActionKind.FLAG_CHANGED, ActionKind.FLAG_REMOVED})
+
+
+def _first_launch_flags(actions: Sequence[Action]) -> set[int]:
+    """Flags of each engine's first launch: the starting configuration, not an attempt."""
+    first: dict[str, int] = {}
+    for a in actions:
+        if a.kind is ActionKind.LAUNCH:
+            first.setdefault(a.subject, a.seq)
+    seqs = set(first.values())
+    return {id(a) for a in actions if a.kind in _FLAG_KINDS and a.seq in seqs}
 
 
 def _changes(fixes: Sequence[Action]) -> list[Action]:

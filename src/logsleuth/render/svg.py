@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import textwrap
 from collections.abc import Callable
 from html import escape
@@ -38,7 +39,7 @@ def chain_svg(g: CausalGraph, title: Callable[[str], str]) -> str:
         parts.append("</g>")
         centers.append((y, y + h))
         y += h + GAP
-    for (_, bottom), (top, _) in zip(centers, centers[1:], strict=False):
+    for (_, bottom), (top, _) in itertools.pairwise(centers):
         x = WIDTH // 2
         parts.append(f'<line x1="{x}" y1="{bottom}" x2="{x}" y2="{top - 4}" stroke="#555" marker-end="url(#arrow)"/>')
     height = max(y, 40)
