@@ -432,3 +432,39 @@ def check_case(f: Fmt, path: Path) -> str:
 
 def scratch_dir(base: Path) -> Path:
     return base / f"case-{os.getpid()}"
+
+
+# -- the classifier --------------------------------------------------------------------------------
+
+_CLASSIFY_LINES = (
+    "RuntimeError: CUDA error: no kernel image is available for execution on the device",
+    "ptxas fatal   : Unsupported .version 9.2; current version is '9.0'",
+    "ImportError: libcudart.so.12: cannot open shared object file: No such file or directory",
+    "Traceback (most recent call last):",
+    "INFO:     Application startup complete.",
+    "a" * 5000 + "!",
+)
+_EVENT_TEXT = st.lists(
+    st.sampled_from(_CLASSIFY_LINES) | st.sampled_from(NASTY_STRINGS) | st.text(max_size=80)
+    | st.integers(1, 200_000).map(lambda n: "(" * n),
+    max_size=6,
+).map("\n".join)
+CLASSIFIER_ROWS = st.lists(st.tuples(st.sampled_from(("log", "tool", "assistant")), _EVENT_TEXT), max_size=12)
+
+
+def check_classifier(rows: list[tuple[str, str]], library: Any) -> int:
+    """Classify random events; every finding must point into the event it came from. Returns #findings."""
+    from logsleuth.classify import classify
+    from logsleuth.ingest.base import EventSink
+
+    sink = EventSink("s", "fuzz.log")
+    for i, (role, text) in enumerate(rows):
+        kind = {"log": "log", "tool": "tool_result", "assistant": "text"}[role]
+        sink.add(line=1000 * i + 1, role=role, kind=kind, text=text, is_error=(i % 2 == 0), exit_code=i % 3)
+    result = classify(sink.frame(), library)
+    for f in result.findings:
+        _, text = rows[f.seq]
+        first = 1000 * f.seq + 1
+        assert first <= f.line <= first + text.count("\n"), (f.line, f.seq)
+    assert result.primary is None or result.primary in result.findings
+    return len(result.findings)

@@ -97,7 +97,7 @@ def test_one_finding_per_event_pattern_and_fingerprint(lib: PatternLibrary) -> N
     assert libs == ["libcudart.so.12", "libnvrtc.so.13"]
 
 
-def test_default_scope_skips_user_and_assistant_text_but_reads_system_text(lib: PatternLibrary) -> None:
+def test_default_scope_reads_pasted_user_text_and_system_text_not_assistant_prose(lib: PatternLibrary) -> None:
     res = _run(
         lib,
         {"role": "user", "kind": "text", "text": LIBCUDART},
@@ -105,7 +105,7 @@ def test_default_scope_skips_user_and_assistant_text_but_reads_system_text(lib: 
         {"role": "assistant", "kind": "reasoning", "text": LIBCUDART},
         {"role": "system", "kind": "text", "text": LIBCUDART},
     )
-    assert {f.seq for f in res.findings} == {3}
+    assert {f.seq for f in res.findings} == {0, 3}
 
 
 def test_scope_is_error_and_command_filters(lib: PatternLibrary) -> None:
@@ -216,3 +216,13 @@ def test_context_dependent_regex_and_unnamed_groups(tmp_path: Path) -> None:
     # \B needs the character before the match: captures still come out right, unnamed groups are left out
     assert [dict(f.captures) for f in res.findings] == [{"n": "1"}, {"n": "3"}]
     assert [f.explanation for f in res.findings] == ["n=1", "n=3"]
+
+
+def test_quoted_success_reads_assistant_text_for_success_patterns_only(lib: PatternLibrary) -> None:
+    sink = EventSink("s1", "t.md")
+    sink.add(line=1, role="assistant", kind="text", text="INFO:     Application startup complete.")
+    sink.add(line=2, role="assistant", kind="text", text=LIBCUDART)
+    plain = classify(sink.frame(), lib)
+    quoted = classify(sink.frame(), lib, quoted_success=True)
+    assert plain.findings == ()
+    assert [(f.seq, f.severity.value) for f in quoted.findings] == [(0, "success")]

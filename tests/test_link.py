@@ -198,7 +198,24 @@ def test_alternation_is_a_catch22(recipe_stub: None) -> None:
 def test_generic_failures_only_when_nothing_specific(recipe_stub: None) -> None:
     results = {2: 1, 4: 3}
     ev = events(5, results)
-    g = link(ev, [finding(2, "python_traceback", prio=5), finding(4, "nonzero_exit", prio=1)], [])  # type: ignore[arg-type]
+    fix = [action(3, ActionKind.ENV_SET, "X", "1")]
+    g = link(ev, [finding(2, "python_traceback", prio=5), finding(4, "nonzero_exit", prio=1)], fix)  # type: ignore[arg-type]
     assert [e.category for e in g.episodes] == ["python_traceback", "nonzero_exit"]
     g2 = link(ev, [finding(2, "python_traceback", prio=5), finding(4, "cuda_oom")], [])  # type: ignore[arg-type]
     assert [e.category for e in g2.episodes] == ["cuda_oom"]
+
+
+def test_a_burst_of_failures_without_a_change_between_is_one_incident(recipe_stub: None) -> None:
+    sink = EventSink(S, "server.log")
+    for i in range(80):
+        sink.add(line=i + 1, role="log", kind="log", text="x")
+    ev = sink.frame()
+    findings = [
+        finding(0, "sgl_kernel_wrapper", prio=10),
+        finding(11, "missing_shared_library", prio=90),
+        finding(14, "python_traceback", prio=5),
+        finding(60, "nvcc_not_found", prio=80),  # far from the first burst: a relaunch in between
+        finding(62, "build_oom_killed", prio=12),
+    ]
+    g = link(ev, findings, [])
+    assert [e.category for e in g.episodes] == ["missing_shared_library", "nvcc_not_found"]

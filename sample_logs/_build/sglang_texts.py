@@ -47,7 +47,7 @@ HEADER_INCLUDE_CHAIN = f"""In file included from {FI_CCCL}/cuda/std/__cccl/exten
 
 HEADER_ERROR_BLOCK = f"""ninja: Entering directory `{JIT_DIR}/cached_ops'
 [1/4] {NINJA_CMD}
-FAILED: [code=1] {OP_NAME}/batch_prefill.cuda.o
+FAILED: {OP_NAME}/batch_prefill.cuda.o
 {NINJA_CMD}
 {HEADER_INCLUDE_CHAIN}
 ninja: build stopped: subcommand failed.
@@ -60,7 +60,7 @@ ptxas fatal   : Ptx assembly aborted due to errors"""
 
 PTXAS_ERROR_BLOCK = f"""ninja: Entering directory `{JIT_DIR}/cached_ops'
 [1/4] {NINJA_CMD}
-FAILED: [code=255] {OP_NAME}/batch_prefill.cuda.o
+FAILED: {OP_NAME}/batch_prefill.cuda.o
 {NINJA_CMD}
 {PTXAS_REAL}
 ninja: build stopped: subcommand failed.

@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from logsleuth.library import PatternLibrary
 
 
+QUOTED_OUTPUT_FORMATS = frozenset({"aider"})
+
+
 @dataclass(frozen=True)
 class Analysis:
     transcript: Transcript
@@ -73,7 +76,8 @@ def analyze_transcript(
 
     session = session if session is not None else main_session(t)
     events = t.events.filter(pl.col("session") == session) if session else t.events
-    result = classify(events, library)
+    # aider's history keeps no command output: the assistant quoting it is the record of success
+    result = classify(events, library, quoted_success=t.report.format in QUOTED_OUTPUT_FORMATS)
     actions = tuple(extract_actions(events))
     graph = link(events, result.findings, actions, session=session)
     sentences: tuple[Sentence, ...] = ()

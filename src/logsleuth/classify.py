@@ -25,7 +25,7 @@ import polars as pl
 from logsleuth.library import regexes
 from logsleuth.library.knowledge import Renderer
 from logsleuth.library.pattern import DEFAULT_KINDS, Pattern, PatternLibrary
-from logsleuth.model import Finding
+from logsleuth.model import Finding, Severity
 from logsleuth.residue import Unclassified, unclassified_templates
 
 MAX_MATCHES_PER_EVENT = 200  # per pattern: distinct errors beyond this in one event are noise
@@ -80,16 +80,24 @@ class _Match:
 
 
 def classify(
-    events: pl.DataFrame, library: PatternLibrary, *, timeout: float = regexes.DEFAULT_TIMEOUT
+    events: pl.DataFrame,
+    library: PatternLibrary,
+    *,
+    timeout: float = regexes.DEFAULT_TIMEOUT,
+    quoted_success: bool = False,
 ) -> Classification:
-    """Classify every event against the library (see the module docstring)."""
+    """Classify every event against the library (see the module docstring).
+
+    `quoted_success`: success patterns also read assistant text. For transcripts that keep no
+    command output (aider's history), the assistant quoting it is the only record of success.
+    """
     ev = events.with_row_index("_row").with_columns(pl.col("text").fill_null(""))
     patterns = library.patterns
     warnings: list[str] = []
     matches: list[_Match] = []
     if patterns and ev.height:
-        pairs = _candidates(ev, patterns)
-        pairs = _in_scope(ev, pairs, patterns)
+        pairs = _candidates(ev, patterns, quoted_success)
+        pairs = _in_scope(ev, pairs, patterns, quoted_success)
         matches = _stage2(ev, pairs, patterns, timeout, warnings)
     renderer = library.renderer or Renderer(library.knowledge)
     findings, spans = _findings(ev, matches, patterns, renderer, warnings)
@@ -105,7 +113,7 @@ def classify(
 # ---------------------------------------------------------------- stage 1: prefilter and scope
 
 
-def _scan_mask(ev: pl.DataFrame, patterns: Sequence[Pattern]) -> pl.Expr:
+def _scan_mask(ev: pl.DataFrame, patterns: Sequence[Pattern], quoted_success: bool = False) -> pl.Expr:
     """Rows any pattern could look at (most transcripts are mostly user/assistant text)."""
     kinds: set[str] = set()
     system_text = False
@@ -118,18 +126,19 @@ def _scan_mask(ev: pl.DataFrame, patterns: Sequence[Pattern]) -> pl.Expr:
     kind = pl.col("kind").cast(pl.Utf8)
     mask = kind.is_in(sorted(kinds))
     if system_text:
-        mask = mask | ((pl.col("role").cast(pl.Utf8) == "system") & (kind == "text"))
+        roles = ["system", "user", "assistant"] if quoted_success else ["system", "user"]
+        mask = mask | (pl.col("role").cast(pl.Utf8).is_in(roles) & (kind == "text"))
     return mask
 
 
-def _candidates(ev: pl.DataFrame, patterns: Sequence[Pattern]) -> pl.DataFrame:
+def _candidates(ev: pl.DataFrame, patterns: Sequence[Pattern], quoted_success: bool = False) -> pl.DataFrame:
     """(_row, pid) for every row holding at least one of pattern pid's prefilter literals."""
     lit_rows = [(lit, pid) for pid, p in enumerate(patterns) for lit in p.prefilter]
     literals = sorted({lit for lit, _ in lit_rows})
     lit_table = pl.DataFrame(lit_rows, schema={"lit": pl.Utf8, "pid": pl.Int64}, orient="row")
     return (
         ev.lazy()
-        .filter(_scan_mask(ev, patterns))
+        .filter(_scan_mask(ev, patterns, quoted_success))
         .select("_row", "text")
         # contains_any drops most rows cheaply; extract_many names the literals on the rest
         .filter(pl.col("text").str.contains_any(literals))
@@ -156,7 +165,9 @@ def _commands(ev: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _in_scope(ev: pl.DataFrame, pairs: pl.DataFrame, patterns: Sequence[Pattern]) -> pl.DataFrame:
+def _in_scope(
+    ev: pl.DataFrame, pairs: pl.DataFrame, patterns: Sequence[Pattern], quoted_success: bool = False
+) -> pl.DataFrame:
     """Keep the pairs whose event passes the pattern's scope (kinds, is_error, command)."""
     if pairs.is_empty():
         return pairs
@@ -166,8 +177,10 @@ def _in_scope(ev: pl.DataFrame, pairs: pl.DataFrame, patterns: Sequence[Pattern]
             "s_kinds": [list(p.scope.kinds) if p.scope.kinds is not None else None for p in patterns],
             "s_err": [p.scope.is_error for p in patterns],
             "s_cmd": [p.scope.command for p in patterns],
+            "s_quoted": [quoted_success and p.severity is Severity.SUCCESS for p in patterns],
         },
-        schema={"pid": pl.Int64, "s_kinds": pl.List(pl.Utf8), "s_err": pl.Boolean, "s_cmd": pl.Utf8},
+        schema={"pid": pl.Int64, "s_kinds": pl.List(pl.Utf8), "s_err": pl.Boolean, "s_cmd": pl.Utf8,
+                "s_quoted": pl.Boolean},
     )
     facts = ev.select(
         "_row",
@@ -180,8 +193,11 @@ def _in_scope(ev: pl.DataFrame, pairs: pl.DataFrame, patterns: Sequence[Pattern]
         df = df.join(_commands(ev), on="_row", how="left")
     else:
         df = df.with_columns(command=pl.lit(None, pl.Utf8))
-    default_kind = pl.col("kind").is_in(list(DEFAULT_KINDS)) | (
-        (pl.col("role") == "system") & (pl.col("kind") == "text")
+    # users paste the errors they saw (aider chats, bug reports); assistant prose only quotes them
+    default_kind = (
+        pl.col("kind").is_in(list(DEFAULT_KINDS))
+        | (pl.col("role").is_in(["system", "user"]) & (pl.col("kind") == "text"))
+        | (pl.col("s_quoted") & (pl.col("role") == "assistant") & (pl.col("kind") == "text"))
     )
     kind_ok = (
         pl.when(pl.col("s_kinds").is_null())

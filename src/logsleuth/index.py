@@ -194,8 +194,12 @@ def read_manifest(db: Path) -> pl.DataFrame:
     try:
         frame = pl.read_parquet(path)
     except Exception as exc:  # polars raises its own ComputeError family for corrupt files
-        raise InputError(f"unreadable index manifest: {exc}", Location(str(path)), "rebuild with `logsleuth index`") from exc
-    return frame.select([pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c) for c, t in MANIFEST_SCHEMA.items()])
+        raise InputError(
+            f"unreadable index manifest: {exc}", Location(str(path)), "rebuild it with `logsleuth index --force`"
+        ) from exc
+    return frame.select(
+        [pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c) for c, t in MANIFEST_SCHEMA.items()]
+    )
 
 
 def _fsync_dir(path: Path) -> None:
@@ -284,7 +288,7 @@ class Progress:
 
 
 @dataclass
-class Summary:
+class Summary:  # an accumulator, filled in as the run goes
     files: int = 0  # inputs (re)indexed this run
     unchanged: int = 0
     removed: int = 0

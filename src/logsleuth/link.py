@@ -38,6 +38,8 @@ GENERIC = frozenset(
 )
 # Failures of an install command itself: the attempt failed, the story's failure is unchanged.
 ATTEMPT_FAILURES = frozenset({"dependency_resolution_failed", "dependency_conflict_warning"})
+# Tool calls that never ran: their actions changed nothing.
+NOT_RUN = frozenset({"user_rejected_tool_call", "sibling_tool_call_errored", "tool_use_error"})
 # Success categories that mark the goal (a package install is progress, not the goal).
 NOT_GOAL = frozenset({"package_installed"})
 PACKAGE_KINDS = frozenset(
@@ -65,8 +67,15 @@ def link(
     call_of = _result_to_call(events)
     failed_attempts, main = _split_failures(findings, actions, call_of, generic)
     failed_actions = {id(a) for a, _ in failed_attempts}
+    never_ran = {call_of[f.seq]: f for f in findings if f.category in NOT_RUN and f.seq in call_of}
+    for a in actions:
+        if a.seq in never_ran and a.kind.is_fix and id(a) not in failed_actions:
+            failed_attempts.append((a, never_ran[a.seq]))
+            failed_actions.add(id(a))
     starting = _first_launch_flags(actions)
     fixes = _changes([a for a in actions if a.kind.is_fix and id(a) not in failed_actions and id(a) not in starting])
+    log_seqs = set(events.filter(pl.col("role") == "log")["seq"].to_list()) if events.height else set()
+    main = _incidents(main, fixes, findings, log_seqs)
     episodes = _episodes(main)
     occurrences = sorted((seq, ep.id) for ep in episodes for seq in ep.occurrences)
     by_id = {ep.id: ep for ep in episodes}
@@ -254,6 +263,41 @@ def _split_failures(
             main.append(f)
     specific = [f for f in main if f.category not in generic]
     return failed, (specific or main)
+
+
+LOG_GAP = 25  # log records further apart than this are separate incidents (a relaunch in between)
+
+
+def _incidents(
+    main: Sequence[Finding], fixes: Sequence[Action], findings: Sequence[Finding], log_seqs: set[int]
+) -> list[Finding]:
+    """One finding per burst of log failures: a server log prints the wrapper, the cause and the
+    traceback as separate records, which are one failure. A burst ends at a fix, a success, or a
+    stretch of ordinary records. (A transcript's tool result is already one event.)"""
+    fix_seqs = sorted(a.seq for a in fixes)
+    ok_seqs = sorted(f.seq for f in findings if f.severity.value == "success")
+    out: list[Finding] = []
+    burst: list[Finding] = []
+
+    def close() -> None:
+        if burst:
+            out.append(max(burst, key=lambda f: (f.priority, f.severity.rank, -f.seq)))
+            burst.clear()
+
+    for f in main:
+        if f.seq not in log_seqs:  # a transcript's events are separate observations
+            close()
+            out.append(f)
+            continue
+        if burst:
+            prev = burst[-1].seq
+            between = any(prev < s < f.seq for s in fix_seqs) or any(prev < s < f.seq for s in ok_seqs)
+            far = f.seq in log_seqs and f.seq - prev > LOG_GAP
+            if between or far:
+                close()
+        burst.append(f)
+    close()
+    return out
 
 
 def _episodes(main: Sequence[Finding]) -> list[Episode]:

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from logsleuth.model import Finding
 
 DEFAULT_LIMIT = 10
+COMMAND_WIDTH = 100  # commands are shortened to this in the table (JSON keeps them whole)
 MIN_TEXT_SCORE = 0.25  # full-text hits: IDF-weighted share of the query terms, times coverage
 FAILURE_SEVERITIES = ("fatal", "error", "warning")
 COLUMNS = (
@@ -145,13 +146,17 @@ class Hit:
             return None
         return {"action": self.action, "held": self.held, "catch22": self.catch22, "outcome": self.outcome}
 
-    def resolution_text(self) -> str:
-        """"fixed by `uv pip install …` in session X — did not hold", or what was tried."""
+    def resolution_text(self, width: int = 0) -> str:
+        """"fixed by `uv pip install …` in session X — did not hold", or what was tried.
+
+        `width` > 0 shortens each command to that many characters (tables; JSON keeps them whole).
+        """
         where = f"in session {self.session}"
         if self.action is not None:
-            text = f"fixed by `{self.action}` {where} — {'held' if self.held else 'did not hold'}"
+            text = f"fixed by `{_short(self.action, width)}` {where} — {'held' if self.held else 'did not hold'}"
         elif self.attempts:
-            tried = ", ".join(f"`{c}`" for c in dict.fromkeys(str(a["command"]) for a in self.attempts))
+            commands = dict.fromkeys(str(a["command"]) for a in self.attempts)
+            tried = ", ".join(f"`{_short(c, width)}`" for c in commands)
             text = f"not fixed {where}: tried {tried}"
         else:
             text = f"nothing tried against it {where}"
@@ -335,6 +340,10 @@ def _rank(q: Query, rows: pl.DataFrame, limit: int) -> tuple[Hit, ...]:
     return tuple(hits)
 
 
+def _short(command: str, width: int) -> str:
+    return command if width <= 0 or len(command) <= width else command[: width - 1] + "…"
+
+
 def _best_line(query: str, text: str) -> str:
     """The line of a hit's snippet most like the query (the snippet may start with `Exit code 1`)."""
     from rapidfuzz import fuzz
@@ -362,6 +371,6 @@ def render_table(result: SearchResult) -> str:
         more = f" ×{h.occurrences}" if h.occurrences > 1 else ""
         lines.append(f"{i}. {h.score:.2f}  {date}  {h.session}  {h.source}:{h.line}  {h.pattern}{more}")
         lines.append(f"   {_best_line(q.text, h.text)[:160]}")
-        lines.append(f"   {h.resolution_text()}")
+        lines.append(f"   {h.resolution_text(width=COMMAND_WIDTH)}")
     lines += [f"error: {e}" for e in result.errors]
     return "\n".join(lines) + "\n"

@@ -87,7 +87,13 @@ def index(
 
     roots = list(paths or [])
     if auto:
-        roots += index_mod.auto_roots()
+        found = index_mod.auto_roots()
+        if not found and not roots:
+            raise UsageError(
+                "--auto found no session folders",
+                hint="looked for ~/.claude/projects, ~/.codex/sessions, $XDG_DATA_HOME/opencode, ~/.gemini/tmp/*/chats",
+            )
+        roots += found
     if not roots:
         raise UsageError("nothing to index", hint="give PATH… or --auto")
     with _progress_bar() as progress:

@@ -32,7 +32,7 @@ def _guarded(spec: ReaderSpec, probe: Probe) -> Transcript:
     Readers skip such records themselves where they can; this is the net for a whole document.
     """
     try:
-        return spec.read(probe)  # type: ignore[no-any-return]
+        return spec.read(probe)
     except RecursionError as exc:
         raise InputError(
             "JSON nested too deeply to parse",
@@ -75,11 +75,21 @@ def discover(root: str) -> list[str]:
             try:
                 p = make_probe(child)
                 _reject_unreadable(p)
-                detect(p)
+                spec = detect(p)
             except InputError:
                 continue
+            if spec.name == "text" and not _looks_like_log(p.name):
+                continue  # walking a folder, the catch-all text reader takes logs, not README.md or code
             found.append(child)
     return sorted(found)
+
+
+LOG_SUFFIXES = frozenset({".log", ".txt", ".out", ".err", ".stdout", ".stderr", ".trace"})
+
+
+def _looks_like_log(name: str) -> bool:
+    suffix = os.path.splitext(name)[1].lower()
+    return suffix in LOG_SUFFIXES or suffix == "" or suffix[1:].isdigit()  # app.log.1 rotates
 
 
 def _read_folder(probe: Probe) -> Transcript:

@@ -279,7 +279,7 @@ def _emit_gemini(sink: EventSink, msg: dict[str, Any], line: int, ts: Any, sessi
     for th in msg.get("thoughts") or []:  # a list: checked by _emit_message
         if isinstance(th, dict):
             subject, desc = as_str(th.get("subject")).strip(), as_str(th.get("description")).strip()
-            text = "\n".join(t for t in (subject, desc) if t)
+            text = "\n\n".join(t for t in (subject, desc) if t)  # a heading, then its paragraph
             if text:
                 sink.add(line=line, role=Role.ASSISTANT, kind=Kind.REASONING, text=text,
                          ts=th.get("timestamp") or ts, session=session)

@@ -138,7 +138,7 @@ def _tool_events(part: dict[str, Any], fallback_ts: Any) -> list[dict[str, Any]]
     if not isinstance(state, dict):
         raise BadRecord("tool part without a state object")
     status = state.get("status")
-    if status not in _TOOL_STATUSES:
+    if not isinstance(status, str) or status not in _TOOL_STATUSES:
         raise BadRecord(f"tool state has unknown status {str(status)[:40]!r}")
     inp = state.get("input")
     if inp is None:

@@ -11,7 +11,8 @@ from logsleuth.model import Severity
 if TYPE_CHECKING:
     from logsleuth.library.knowledge import Renderer
 
-# Where a pattern applies when it declares no scope: tool output and log records, plus system text.
+# Where a pattern applies when it declares no scope: tool output and log records, plus system and
+# user text (users paste the errors they saw).
 DEFAULT_KINDS = ("tool_result", "log")
 
 

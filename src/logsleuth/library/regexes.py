@@ -103,13 +103,11 @@ _PY_NAMED_GROUP = re.compile(r"\(\?P<([A-Za-z_][A-Za-z0-9_]*)>")
 
 
 def to_ripgrep(rx: str) -> str | None:
-    """The regex in a syntax ripgrep accepts (Rust `regex`) on one line, or None when impossible.
+    """The regex as one line of an `rg -f` file (see library/ripgrep.py), or None when impossible."""
+    from logsleuth.library.ripgrep import to_ripgrep as convert
 
-    A portable pattern regex is already Rust syntax: only Python spellings with a Rust twin are
-    rewritten (`\\Z` -> `\\z`), and raw newlines are escaped so one regex stays on one line.
-    """
-    out = rx.replace("\r", "\\r").replace("\n", "\\n").replace("\\Z", "\\z")
-    return out if polars_error(out) is None else None
+    out = convert(rx)
+    return out if out is not None and polars_error(out) is None else None
 
 
 def named_groups(rx: str) -> list[str]:

@@ -48,13 +48,19 @@ def goal(rows: Sequence[dict[str, Any]], limit: int = 2) -> list[Cited]:
     """The first user messages, trimmed to their first sentences: what the session set out to do."""
     out: list[Cited] = []
     for r in rows:
-        if r["role"] == "user" and r["kind"] == "text" and r["text"].strip():
+        if r["role"] == "user" and r["kind"] == "text" and r["text"].strip() and not _harness_note(r["text"]):
             text = " ".join(r["text"].split())
             sentences = _SENTENCE_END.split(text)
             out.append(Cited(" ".join(sentences[:3])[:600], r["seq"]))
             if len(out) >= limit:
                 break
     return out
+
+
+def _harness_note(text: str) -> bool:
+    """Lines the agent's harness writes into the user's turn ("[Request interrupted by user]")."""
+    t = text.strip()
+    return t.startswith("[Request interrupted") or t.startswith("<command-") or t.startswith("Caveat:")
 
 
 def machine(rows: Sequence[dict[str, Any]], actions: Sequence[Action]) -> dict[str, Any]:

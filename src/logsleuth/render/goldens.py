@@ -22,7 +22,7 @@ def cases() -> list[tuple[str, str, str]]:
         data = yaml.safe_load(case_file.read_text())
         for fmt, rel in sorted((data.get("files") or {}).items()):
             path = case_file.parent / rel
-            if fmt in ("log", "text", "server-log") or not path.is_file():
+            if not path.is_file():
                 continue
             out.append((case_file.parent.name, fmt, path.as_posix()))
     return out

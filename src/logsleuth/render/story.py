@@ -30,6 +30,11 @@ _LEADS_PLAIN = (
     "Right after that, a second problem showed up {cite}:",
     "Then, without any change in between, {cite}:",
 )
+_AGAIN = (
+    "; the same error came back {cite}",
+    ", and nothing changed: {cite}",
+    "; still the same failure {cite}",
+)
 _CONCLUSIONS = (
     "The agent's reading of it {cite}: “{text}”",
     "Its diagnosis {cite}: “{text}”",
@@ -120,7 +125,7 @@ class Story:
         first = self.title_of(g.episodes[0])
         if n == 1:
             return f"{first}, {g.outcome.value}"
-        return f"{count.capitalize()} failures from {first[:1].lower() + first[1:]} {ending}"
+        return f"{count.capitalize()} failures, from {_lower_first(first)} to {ending.removeprefix('and ')}"
 
     def road(self) -> list[dict[str, Any]]:
         """The chain as a story: one step per failure, with what the agent made of it and did."""
@@ -135,20 +140,24 @@ class Story:
             finding = next((f for f in ep.findings if f.seq == occ), ep.first)
             nxt_seq = self._next_failure_seq(failures, i, occ)
             attempts = [a for a in self.g.attempts.get(ep_id, ()) if occ < a.seq < nxt_seq]
+            title = self.title_of(ep)
+            if any(o.category == ep.category and o.id != ep_id for o in self.g.episodes):
+                pat = self.an.library.get(ep.pattern)  # a second step of one category: name the variant
+                title = pat.title if pat is not None else title
             steps.append(
                 {
                     "id": ep_id,
-                    "title": self.title_of(ep),
+                    "title": title,
                     "category": ep.category,
                     "seq": occ,
                     "lead": self._lead(i, ep, occ, recurring, steps),
                     "quote": facts.first_lines(finding.text, 4, 320),
                     "explanation": finding.explanation,
                     "conclusion": self._conclusion(i, occ, attempts[0].seq if attempts else nxt_seq),
-                    "attempts": self._attempts(attempts),
+                    "attempts": self._attempts(attempts, ep),
                     "failed": self._failed_between(occ, nxt_seq),
                     "command": self._decisive_command(attempts),
-                    "repeats": len([s for s in ep.occurrences if occ <= s < nxt_seq]),
+                    "repeats": len([s for s in ep.occurrences if occ <= s < (attempts[0].seq if attempts else nxt_seq)]),
                 }
             )
         return steps
@@ -169,7 +178,7 @@ class Story:
         if i == 0:
             return f"The first failure came {where} {cite(seq)}:"
         if recurring:
-            return f"And the earlier {self.title_of(ep).lower()} was back {cite(seq)}:"
+            return f"And the earlier {_lower_first(self.title_of(ep))} was back {cite(seq)}:"
         if steps and steps[-1]["attempts"]:
             return _LEADS_REVEALED[(i - 1) % len(_LEADS_REVEALED)].format(cite=cite(seq))
         return _LEADS_PLAIN[i % len(_LEADS_PLAIN)].format(cite=cite(seq))
@@ -181,8 +190,8 @@ class Story:
         text = s.text if len(s.text) <= 400 else s.text[:399] + "…"
         return {"text": _CONCLUSIONS[i % len(_CONCLUSIONS)].format(cite=cite(s.seq), text=text), "seq": s.seq}
 
-    def _attempts(self, attempts: Sequence[Action]) -> list[dict[str, Any]]:
-        if len(attempts) > RUN_LIMIT:
+    def _attempts(self, attempts: Sequence[Action], ep: Episode) -> list[dict[str, Any]]:
+        if len({a.seq for a in attempts}) > RUN_LIMIT:  # count tool calls, not the packages of one
             kinds = Counter(a.kind.value.replace("_", " ") for a in attempts)
             subjects = sorted({a.subject for a in attempts})
             summary = (
@@ -195,10 +204,15 @@ class Story:
         for a in attempts:
             grouped.setdefault(a.seq, []).append(a)
         out = []
-        for seq, group in grouped.items():
-            parts = [describe(a) for a in group]
+        seqs = list(grouped)
+        for i, seq in enumerate(seqs):
+            parts = [describe(a) for a in grouped[seq]]
             res = self.result_of.get(seq)
-            out.append({"text": f"At {cite(seq)} it {_join(parts)}.", "seq": seq, "result_seq": res["seq"] if res else None})
+            stop = seqs[i + 1] if i + 1 < len(seqs) else 1 << 62
+            again = next((o for o in ep.occurrences if seq < o < stop), None)
+            tail = "" if again is None else _AGAIN[i % len(_AGAIN)].format(cite=cite(again))
+            out.append({"text": f"At {cite(seq)} it {_join(parts)}{tail}.", "seq": seq,
+                        "result_seq": res["seq"] if res else None})
         return out
 
     def _failed_between(self, start: int, stop: int) -> list[dict[str, Any]]:
@@ -217,7 +231,11 @@ class Story:
         if not attempts:
             return None
         a = attempts[-1]
-        return {"text": a.raw or a.command, "seq": a.seq}
+        if a.kind is ActionKind.FILE_EDIT:
+            diff = _edit_diff(a.raw)
+            if diff:
+                return {"text": diff, "seq": a.seq, "lang": "diff"}
+        return {"text": a.raw or a.command, "seq": a.seq, "lang": "bash"}
 
     def success(self) -> dict[str, Any] | None:
         s = self.g.first_success
@@ -366,8 +384,8 @@ class Story:
         if self.g.catch22 and self.g.outcome.value == "worked around":
             for c in self.g.catch22:
                 a, b = (self.episodes[e] for e in c.episodes[:2])
-                out.append({"title": f"the {c.subject} catch-22 ({self.title_of(a).lower()} vs "
-                            f"{self.title_of(b).lower()}) was worked around, not solved", "seq": b.occurrences[0],
+                out.append({"title": f"the {c.subject} catch-22 ({_lower_first(self.title_of(a))} vs "
+                            f"{_lower_first(self.title_of(b))}) was worked around, not solved", "seq": b.occurrences[0],
                             "count": 0})
         return out
 
@@ -449,6 +467,30 @@ def describe(a: Action) -> str:
     if k is ActionKind.BUILD:
         return f"rebuilt with `{_short(a.command)}`"
     return f"ran `{_short(a.command)}`"
+
+
+def _edit_diff(raw: str) -> str | None:
+    """An editor tool call's old/new strings as a small diff (the JSON itself reads badly)."""
+    import orjson
+
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    path = data.get("file_path") or data.get("filePath") or data.get("path") or ""
+    old, new = data.get("old_string") or data.get("oldString"), data.get("new_string") or data.get("newString")
+    if not isinstance(old, str) or not isinstance(new, str):
+        return None
+    lines = [f"--- {path}", f"+++ {path}"]
+    lines += [f"-{ln}" for ln in old.splitlines()[:12]] + [f"+{ln}" for ln in new.splitlines()[:12]]
+    return "\n".join(lines)
+
+
+def _lower_first(title: str) -> str:
+    """"Shared library not found" -> "shared library …", but "NCCL …" stays."""
+    return title[:1].lower() + title[1:] if title[1:2].islower() else title
 
 
 def _short(text: str, width: int = 90) -> str:

@@ -1,0 +1,204 @@
+"""Search: classify the query, rank prior occurrences, say what fixed them; --in, filters, JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SAMPLES
+from index_sessions import (
+    FIXTURE_PATTERNS,
+    NVRTC,
+    PTXAS,
+    nvrtc_fixed,
+    other_ptxas,
+    ptxas_catch22,
+    ptxas_fixed,
+    write,
+)
+from logsleuth import index, search
+from logsleuth.cli import main
+from logsleuth.errors import UsageError
+from logsleuth.library import load_library
+
+PATTERN_ARGS = ["--no-builtin", "--patterns", str(FIXTURE_PATTERNS)]
+TRACEBACK = f"""Traceback (most recent call last):
+  File "/usr/lib/python3/dist-packages/sglang/srt/layers/x.py", line 12, in <module>
+    import sgl_kernel
+{NVRTC}"""
+
+
+@pytest.fixture(scope="module")
+def lib():  # type: ignore[no-untyped-def]
+    return load_library([str(FIXTURE_PATTERNS)], builtins=False)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("search") / "corpus"
+    write(root / "ptxas.jsonl", ptxas_fixed())
+    write(root / "nvrtc.jsonl", nvrtc_fixed())
+    write(root / "c22.jsonl", ptxas_catch22())
+    write(root / "other.jsonl", other_ptxas())
+    return root
+
+
+@pytest.fixture(scope="module")
+def db(corpus: Path, lib) -> Path:  # type: ignore[no-untyped-def]
+    path = corpus.parent / "db"
+    assert index.build([str(corpus)], path, library=lib).errors == []
+    return path
+
+
+def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:  # type: ignore[type-arg]
+    assert main(["search", *args, "-O", "json", *PATTERN_ARGS]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_ptxas_query_finds_sessions_and_fixes(db: Path, corpus: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    r = search.search(PTXAS, db=db, lib=lib)
+    assert r.query.pattern == "ptxas-unsupported-ptx-version"
+    assert dict(r.query.captures) == {"ptx_version": "9.2", "ptxas_max": "9.0"}
+    # same fingerprint first (newest first among equals), the other versions last
+    assert [h.session for h in r.hits] == ["sess-c22", "sess-ptxas", "sess-other"]
+    c22, fixed, other = r.hits
+    assert c22.score == fixed.score > other.score
+    assert c22.occurrences == 2 and (c22.line, c22.seq) == (3, 2)  # the first occurrence speaks for both
+    assert fixed.source == str(corpus / "ptxas.jsonl") and fixed.line == 3
+    install = fixed.action or ""
+    assert install.startswith("uv pip install") and "nvidia-cuda-nvcc-cu12>=12.9" in install
+    assert fixed.resolution() == {"action": install, "held": True, "catch22": False, "outcome": "resolved"}
+    assert fixed.resolution_text().startswith(f"fixed by `{install}` in session sess-ptxas — held")
+    assert "nvidia-cuda-nvcc<13.1" in (c22.action or "")
+    assert c22.resolution_text() == (
+        f"fixed by `{c22.action}` in session sess-c22 — did not hold (catch-22; session unresolved)"
+    )
+    assert other.resolution() is None and "nothing tried" in other.resolution_text()
+
+
+def test_traceback_query_finds_the_library_fix(db: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    r = search.search(TRACEBACK, db=db, lib=lib)
+    assert r.query.pattern != "python-traceback"  # the cause beneath the wrapper
+    assert r.query.captures.get("lib") == "libnvrtc.so.13"
+    by_session = {h.session: h for h in r.hits}
+    assert set(by_session) == {"sess-nvrtc", "sess-c22"}
+    fix = by_session["sess-nvrtc"]
+    assert [a["subject"] for a in fix.fixes] == ["LD_LIBRARY_PATH"] and fix.held is True
+    assert "/usr/local/cuda-13.0/lib64" in (fix.action or "")
+
+
+def test_json_shape(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _json(capsys, PTXAS, "--db", str(db))
+    assert set(doc) >= {"query", "results"}
+    assert {"pattern", "captures"} <= set(doc["query"])
+    assert doc["query"]["captures"] == {"ptx_version": "9.2", "ptxas_max": "9.0"}
+    keys = {"session", "source", "line", "seq", "ts", "pattern", "category", "text", "score", "resolution"}
+    for res in doc["results"]:
+        assert keys <= set(res)
+        assert res["resolution"] is None or {"action", "held"} <= set(res["resolution"])
+    first = doc["results"][0]
+    assert first["ts"] == "2026-01-15T09:00:30Z" and isinstance(first["score"], float)
+    assert first["resolution"]["held"] is False
+    # deterministic: the same bytes twice
+    assert main(["search", PTXAS, "--db", str(db), "-O", "json", *PATTERN_ARGS]) == 0
+    assert json.loads(capsys.readouterr().out) == doc
+
+
+def test_table_output(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", PTXAS, "--db", str(db), *PATTERN_ARGS]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("query: ptxas-unsupported-ptx-version")
+    assert "c22.jsonl:3" in out and "2026-01-10" in out and "— did not hold" in out
+
+
+def test_pattern_id_query_and_filters(db: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    r = search.search("ptxas-unsupported-ptx-version", db=db, lib=lib)
+    assert r.query.by_id and {h.session for h in r.hits} == {"sess-c22", "sess-ptxas", "sess-other"}
+    assert [h.session for h in r.hits] == ["sess-c22", "sess-ptxas", "sess-other"]  # newest first
+    since = search.search(PTXAS, db=db, lib=lib, since=search.parse_since("2026-01-11"))
+    assert [h.session for h in since.hits] == ["sess-c22"]
+    assert search.search(PTXAS, db=db, lib=lib, category="missing_shared_library").hits == ()
+    assert len(search.search(PTXAS, db=db, lib=lib, category="ptxas_unsupported_ptx_version").hits) == 3
+    assert len(search.search(PTXAS, db=db, lib=lib, limit=1).hits) == 1
+    with pytest.raises(UsageError):
+        search.parse_since("last tuesday")
+
+
+def test_cli_filters(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _json(capsys, PTXAS, "--db", str(db), "--since", "2026-01-11T00:00:00Z", "--limit", "5")
+    assert [r["session"] for r in doc["results"]] == ["sess-c22"]
+    assert main(["search", PTXAS, "--db", str(db), "--since", "soon", *PATTERN_ARGS]) == 2
+
+
+def test_unclassified_query_falls_back_to_text(db: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    r = search.search("sgl_kernel import dies: libnvrtc.so.13 missing??", db=db, lib=lib)
+    assert r.query.pattern is None
+    assert {h.session for h in r.hits} == {"sess-nvrtc", "sess-c22"}
+    assert len({(h.session, h.seq) for h in r.hits}) == len(r.hits)  # one hit per event
+    assert search.search("zebra crossing quantum", db=db, lib=lib).hits == ()
+
+
+def test_in_files_without_an_index(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = _json(capsys, PTXAS, "--in", str(corpus / "ptxas.jsonl"), "--in", str(corpus / "other.jsonl"))
+    assert [r["session"] for r in doc["results"]] == ["sess-ptxas", "sess-other"]
+    assert not (tmp_path / "db").exists()
+    assert main(["search", PTXAS, "--in", str(tmp_path / "nope.jsonl"), *PATTERN_ARGS]) == 3
+
+
+def test_missing_index_is_an_input_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["search", PTXAS, "--db", str(tmp_path / "none"), *PATTERN_ARGS]) == 3
+    assert "no index here" in capsys.readouterr().err
+
+
+def test_library_is_loaded_once(monkeypatch: pytest.MonkeyPatch, db: Path) -> None:
+    import logsleuth.library as library_mod
+
+    calls = []
+    real = library_mod.load_library
+
+    def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    search.library.cache_clear()
+    monkeypatch.setattr(library_mod, "load_library", counting)
+    for _ in range(3):
+        search.search(PTXAS, db=db, pattern_dirs=[str(FIXTURE_PATTERNS)])
+    assert len(calls) == 1
+    search.library.cache_clear()
+
+
+def test_search_never_imports_spacy(db: Path) -> None:
+    code = (
+        "import sys\nfrom logsleuth.cli import main\n"
+        f"rc = main(['search', {PTXAS!r}, '--db', {str(db)!r}, '--no-builtin', '--patterns', {str(FIXTURE_PATTERNS)!r}])\n"
+        "assert rc == 0, rc\nassert 'spacy' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+
+
+def _sample_files() -> list[str]:
+    import yaml
+
+    out = []
+    for case in sorted(SAMPLES.glob("*/case.yaml")):
+        files = (yaml.safe_load(case.read_text()) or {}).get("files") or {}
+        out += [str(case.parent / f) for f in sorted(files.values())]
+    return out
+
+
+@pytest.mark.skipif(not list(SAMPLES.glob("*/case.yaml")), reason="sample_logs/ not written yet")
+def test_sample_logs_sglang_sm120(tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    s = index.build(_sample_files(), db)
+    assert s.files > 0 and s.errors == []
+    r = search.search("Unsupported .version 9.2", db=db)
+    hits = [h for h in r.hits if "sglang-sm120" in h.source]
+    assert hits, [h.source for h in r.hits]
+    resolved = [h for h in hits if h.pattern == "ptxas-unsupported-ptx-version" and h.action]
+    assert resolved, [(h.pattern, h.resolution_text()) for h in hits]
+    assert {Path(h.source).name for h in resolved} >= {"session.jsonl"}
