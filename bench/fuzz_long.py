@@ -23,8 +23,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
-from robustness_fuzz import (  # noqa: E402
+from hypothesis import HealthCheck, Phase, given, settings
+
+from robustness_fuzz import (
     CLASSIFIER_ROWS,
     FORMATS,
     available,
@@ -90,9 +91,10 @@ def run_target(target: str, examples: int, deadline: float, out: Path) -> dict[s
     return {"target": target, "examples": done, "outcomes": dict(outcomes), "failures": dict(failures)}
 
 
-def _worker(args: tuple[str, int, float, str]) -> dict[str, Any]:
-    target, examples, deadline, out = args
-    return run_target(target, examples, deadline, Path(out))
+def _worker(args: tuple[str, int, float, float, str]) -> dict[str, Any]:
+    target, examples, share, deadline, out = args
+    # each target gets its fair share of the wall clock, so that a slow one cannot starve the rest
+    return run_target(target, examples, min(deadline, time.monotonic() + share), Path(out))
 
 
 def main() -> int:
@@ -109,7 +111,8 @@ def main() -> int:
     per = max(1, args.examples // len(args.targets))
     start = time.monotonic()
     deadline = start + args.budget
-    jobs = [(t, per, deadline, str(out)) for t in args.targets]
+    share = args.budget * args.jobs / len(args.targets)
+    jobs = [(t, per, share, deadline, str(out)) for t in args.targets]
     if args.jobs > 1:
         with multiprocessing.Pool(args.jobs) as pool:
             results = pool.map(_worker, jobs, chunksize=1)

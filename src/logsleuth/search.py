@@ -118,6 +118,18 @@ def parse_since(value: str | None) -> datetime | None:
     return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
 
 
+def _action_text(a: Mapping[str, Any]) -> str:
+    """A fix as a person would repeat it: the flag or variable, not the whole relaunch command."""
+    kind, subject, value = a.get("kind"), a.get("subject"), a.get("value")
+    if kind in ("flag_added", "flag_changed"):
+        return f"{subject} {value}" if value else str(subject)
+    if kind == "flag_removed":
+        return f"drop {subject}"
+    if kind == "env_set":
+        return f"export {subject}={value}"
+    return str(a["command"])
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     session: str
@@ -138,8 +150,8 @@ class Hit:
 
     @property
     def action(self) -> str | None:
-        commands = list(dict.fromkeys(str(a["command"]) for a in self.fixes))
-        return " && ".join(commands) if commands else None
+        commands = list(dict.fromkeys(_action_text(a) for a in self.fixes))
+        return "; ".join(commands) if commands else None
 
     def resolution(self) -> dict[str, Any] | None:
         if self.action is None:

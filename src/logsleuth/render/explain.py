@@ -8,7 +8,7 @@ from logsleuth.analysis import Analysis
 from logsleuth.errors import UsageError
 from logsleuth.model import Relation
 from logsleuth.render import facts
-from logsleuth.render.postmortem import _env, _redacted
+from logsleuth.render.postmortem import _env, _redacted, prepared
 from logsleuth.render.story import Story, describe
 
 
@@ -65,6 +65,7 @@ def explain_context(an: Analysis, seq: int) -> dict[str, Any]:
 
 
 def render_explain(an: Analysis, seq: int, *, redact: bool = True) -> str:
+    an, masked = prepared(an, redact, False)
     ctx, n = _redacted(explain_context(an, seq), redact, False)
-    ctx["redactions"] = n
+    ctx["redactions"] = masked + n
     return str(_env().get_template("explain.md.j2").render(**ctx))

@@ -107,6 +107,7 @@ def redact_tree(obj: Any, redactor: Any) -> Any:
 
 
 def _redacted(ctx: dict[str, Any], redact: bool, hosts: bool) -> tuple[dict[str, Any], int]:
+    """The final pass over the rendered context (the Analysis itself was masked first)."""
     if not redact:
         return ctx, 0
     from logsleuth.redact import Redactor
@@ -116,17 +117,29 @@ def _redacted(ctx: dict[str, Any], redact: bool, hosts: bool) -> tuple[dict[str,
     return out, r.count
 
 
+def prepared(an: Analysis, redact: bool, hosts: bool) -> tuple[Analysis, int]:
+    """The analysis to render: masked unless the user asked for --no-redact."""
+    if not redact:
+        return an, 0
+    from logsleuth.render.masking import redact_analysis
+
+    masked, redactor = redact_analysis(an, hosts=hosts)
+    return masked, int(redactor.count)
+
+
 def render_markdown(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> str:
+    an, masked = prepared(an, redact, redact_hosts)
     ctx, n = _redacted(build_context(an), redact, redact_hosts)
-    ctx["redactions"] = n
+    ctx["redactions"] = masked + n
     return str(_env().get_template("postmortem.md.j2").render(**ctx))
 
 
 def render_html(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> str:
     from logsleuth.render.svg import chain_svg
 
+    an, masked = prepared(an, redact, redact_hosts)
     ctx, n = _redacted(build_context(an), redact, redact_hosts)
-    ctx["redactions"] = n
+    ctx["redactions"] = masked + n
     svg = chain_svg(an.graph, an.category_title)
     if redact:
         from logsleuth.redact import Redactor
@@ -142,6 +155,7 @@ def analysis_document(an: Analysis, *, redact: bool = True, redact_hosts: bool =
     """The analysis as data (`analyze --output-format json`); schema in README."""
     from logsleuth import jsonout
 
+    an, masked = prepared(an, redact, redact_hosts)
     ctx = build_context(an)
     doc = {
         "report": an.transcript.report.to_dict(),
@@ -160,5 +174,5 @@ def analysis_document(an: Analysis, *, redact: bool = True, redact_hosts: bool =
     }
     doc = jsonout.plain(doc)
     doc, n = _redacted(doc, redact, redact_hosts)
-    doc["redactions"] = n
+    doc["redactions"] = masked + n
     return doc
