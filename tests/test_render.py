@@ -174,3 +174,14 @@ def test_cli_analyze_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert main(["explain", "sample_logs/sglang-sm120/session.jsonl", "--message", "100000"]) == 2
     assert main(["graph", "sample_logs/sglang-sm120/session.jsonl", "-O", "mermaid"]) == 0
     assert capsys.readouterr().out.startswith("flowchart TD")
+    assert main(["graph", "sample_logs/sglang-sm120/session.jsonl", "-O", "dot"]) == 0
+    dot = capsys.readouterr().out
+    assert dot.startswith("digraph causal {") and 'label="catch-22"' in dot
+    assert main(["graph", "sample_logs/sglang-sm120/session.jsonl"]) == 0
+    import json
+
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc) == {"nodes", "edges", "chain", "catch22", "pivots", "outcome", "recipe"}
+    assert {n["type"] for n in doc["nodes"]} == {"failure", "action", "success"}
+    assert all({"id", "type", "seq", "label"} <= set(n) for n in doc["nodes"])
+    assert {e["relation"] for e in doc["edges"]} >= {"attempted", "resolved", "revealed", "succeeded"}
