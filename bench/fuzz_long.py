@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import shutil
 import sys
 import tempfile
 import time
@@ -88,6 +89,7 @@ def run_target(target: str, examples: int, deadline: float, out: Path) -> dict[s
         )(given(case=strategy)(body))
         run()
         done += sum(outcomes.values()) - before
+    shutil.rmtree(scratch, ignore_errors=True)
     return {"target": target, "examples": done, "outcomes": dict(outcomes), "failures": dict(failures)}
 
 

@@ -40,7 +40,7 @@ BLOCK_EVERY = 2000  # on average one error block per this many benign log lines
 # keys whose string values identify a record: rewritten per act so that dedupe keeps every copy
 ID_KEYS = frozenset({
     "uuid", "parentUuid", "id", "tool_use_id", "messageId", "requestId", "leafUuid", "messageID",
-    "callID", "parentID", "call_id", "sessionID", "sessionId",
+    "callID", "parentID", "call_id",
 })
 
 
@@ -198,8 +198,8 @@ def _rewrite(obj: Any, suffix: str, shift: timedelta, session: str | None) -> An
     if isinstance(obj, dict):
         out = {}
         for k, v in obj.items():
-            if k in ("sessionId", "sessionID") and session is not None and isinstance(v, str):
-                out[k] = session
+            if k in ("sessionId", "sessionID") and isinstance(v, str):
+                out[k] = v if session is None else session  # one session across all acts
             elif k in ID_KEYS and isinstance(v, str) and v:
                 out[k] = v + suffix
             elif k == "timestamp" and isinstance(v, str):

@@ -420,8 +420,9 @@ def check_case(f: Fmt, path: Path) -> str:
             line = exc.one_line()
             assert "\n" not in line and line.strip()
             assert exc.location is not None and str(path) in str(exc.location), line
-            if fmt is not None and f.shape in ("jsonl", "lines"):
+            if fmt is not None and f.shape in ("jsonl", "lines") and "decompress" not in line:
                 # a line-based reader reports bad lines; it never rejects a file it was told to read
+                # (unless the mutation made it look compressed: then there are no lines at all)
                 raise AssertionError(f"forced {f.name} raised {line}") from exc
             outcomes.append("input-error")
             continue

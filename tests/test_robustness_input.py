@@ -229,11 +229,13 @@ def test_real_process_missing_file_and_exit_code(tmp_path: Path) -> None:
 
 # -- a 200 MB single line ------------------------------------------------------------------------------
 
+# VmHWM, not getrusage: ru_maxrss survives exec, so it would report the (big) forking test process
 _MEASURE = """
-import resource, sys
+import re, sys
 from logsleuth.cli import main
 code = main(sys.argv[1:])
-sys.stderr.write(f"\\nMAXRSS_KB {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}\\n")
+status = open("/proc/self/status").read()
+sys.stderr.write("\\nMAXRSS_KB " + re.search(r"VmHWM:\\s*(\\d+)", status).group(1) + "\\n")
 sys.exit(code)
 """
 

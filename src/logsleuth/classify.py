@@ -110,6 +110,14 @@ def classify(
     return Classification(tuple(findings), primary, residue, frozenset(secondary), tuple(warnings))
 
 
+def scan_terms(library: PatternLibrary) -> tuple[list[str], list[str]]:
+    """(needles, regexes) a record must hold one of to be worth classifying: every prefilter
+    literal, and the error words of the unclassified residue. For `ingest.read_candidates`."""
+    from logsleuth.residue import ERRORISH
+
+    return sorted({lit for p in library.patterns for lit in p.prefilter}), [ERRORISH]
+
+
 # ---------------------------------------------------------------- stage 1: prefilter and scope
 
 
@@ -445,4 +453,4 @@ def _with_primary(findings: list[Finding], secondary: set[int]) -> tuple[list[Fi
     return findings, findings[i]
 
 
-__all__ = ["Classification", "Unclassified", "choose_primary", "classify", "fingerprint", "primary_of"]
+__all__ = ["Classification", "Unclassified", "choose_primary", "classify", "fingerprint", "primary_of", "scan_terms"]

@@ -99,6 +99,13 @@ _CONTEXT: list[_Rule] = [
         gate=("@",), generic=True,
     ),
     _Rule("password", rf"(?<![\w\-])--password(?:=|\s+)(?!-){_Q}(?P<s>{_NOT_DONE}[^\s'\"\\]+)", generic=True),
+    # secret-named command-line flags: `vllm serve --api-key X`, `--hf-token=X`, `--client-secret X`
+    _Rule(
+        "secret",
+        rf"(?<![\w\-])--(?:[a-z0-9]+[-_])*(?:api[-_]?key|token|secret|secret[-_]key|access[-_]key|auth[-_]key)"
+        rf"(?:=|\s+)(?!-){_Q}(?P<s>{_NOT_DONE}[^\s'\"\\]+)",
+        gate=("--",), generic=True, flags=regex.IGNORECASE,
+    ),
     _Rule(
         "password",
         rf"(?<=\b(?:mysql(?:dump|admin|sh)?|mariadb)\b[^\n|;&]*\s)-p(?P<s>{_NOT_DONE}[^\s|;&]+)",
@@ -218,6 +225,16 @@ def _token_kind(value: str) -> str | None:
     return None
 
 
+MIN_KNOWN = 6  # shorter masked values are not remembered (they would hit ordinary words)
+
+
+def _memorable(value: str) -> bool:
+    """Worth masking wherever it appears: long enough, and not a plain word (`password=password`)."""
+    if len(value) < MIN_KNOWN or value.startswith("[REDACTED"):
+        return False
+    return len(value) >= 20 or (any(c.isdigit() for c in value) and any(c.isalpha() for c in value))
+
+
 class Redactor:
     """Masks secrets in text and counts what it masked, per kind."""
 
@@ -225,6 +242,9 @@ class Redactor:
         self.hosts = hosts
         self._counts: Counter[str] = Counter()
         self._rules = _compiled(hosts)
+        # every value masked so far: a secret seen once in context (`mysql -pX`) is masked wherever
+        # it shows up again without one (an action's bare value `X`)
+        self._known: dict[str, str] = {}
 
     @property
     def count(self) -> int:
@@ -247,6 +267,9 @@ class Redactor:
         for start, _, end, kind in cands:
             if start < pos:  # overlaps a secret already taken (leftmost wins, then rule order)
                 continue
+            value = text[start:end]
+            if _memorable(value):
+                self._known.setdefault(value, kind)
             out.append(text[pos:start])
             out.append(_placeholder(kind))
             pos = end
@@ -271,6 +294,12 @@ class Redactor:
                 cand = self._candidate(text, idx, c, m)
                 if cand is not None:
                     cands.append(cand)
+        for value, kind in self._known.items():
+            start = text.find(value)
+            while start >= 0:
+                # no word boundaries: `mysql -pSECRET` glues the value to its flag
+                cands.append((start, len(self._rules), start + len(value), kind))
+                start = text.find(value, start + len(value))
         return cands
 
     def _candidate(self, text: str, idx: int, c: _Compiled, m: Any) -> _Cand | None:

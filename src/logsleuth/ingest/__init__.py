@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 import polars as pl
 
 from logsleuth.errors import InputError, Location
-from logsleuth.ingest.base import Probe, ReaderSpec, make_probe
+from logsleuth.ingest.base import Probe, ReaderSpec, is_decompression_error, make_probe
 from logsleuth.ingest.detect import by_name, detect, readers, sniff_safely
 from logsleuth.model import IngestReport, Skipped, Transcript
 
 
 def read(arg: str, fmt: str | None = None) -> Transcript:
     """Read one input (path, folder or `-`). A folder no single reader claims is read file by file."""
-    probe = make_probe(arg)
+    return _read_probe(make_probe(arg), fmt)
+
+
+def _read_probe(probe: Probe, fmt: str | None) -> Transcript:
     if fmt:
         return _guarded(by_name(fmt), probe)
     if probe.is_dir:
@@ -24,6 +28,23 @@ def read(arg: str, fmt: str | None = None) -> Transcript:
         return _read_folder(probe)
     _reject_unreadable(probe)
     return _guarded(detect(probe), probe)
+
+
+def read_candidates(arg: str, fmt: str | None, needles: Sequence[str], regexes: Sequence[str] = ()) -> Transcript:
+    """`read`, except that a plain text log comes back as only the records that hold a needle
+    or a match of a (line-local) regex: all that `classify` looks at, at a fraction of the cost
+    for a big log (see ingest/logscan.py). The report still counts every line and record."""
+    probe = make_probe(arg)
+    if probe.is_dir or (fmt and fmt != "text"):
+        return _read_probe(probe, fmt)
+    if not fmt:
+        _reject_unreadable(probe)
+    spec = by_name(fmt) if fmt else detect(probe)
+    if spec.name == "text":
+        from logsleuth.ingest import logscan
+
+        return logscan.scan(probe, needles, regexes)
+    return _guarded(spec, probe)
 
 
 def _guarded(spec: ReaderSpec, probe: Probe) -> Transcript:
@@ -39,6 +60,10 @@ def _guarded(spec: ReaderSpec, probe: Probe) -> Transcript:
             Location(probe.display),
             f"no {spec.name} record nests this deep: check that this is the right file",
         ) from exc
+    except Exception as exc:
+        if probe.compression and is_decompression_error(exc):  # corrupt past the head
+            raise InputError(f"corrupt {probe.compression} stream: {exc}", Location(probe.display)) from exc
+        raise
 
 
 def _dir_readers() -> list[ReaderSpec]:
@@ -118,7 +143,7 @@ def _read_folder(probe: Probe) -> Transcript:
 def _reject_unreadable(probe: Probe) -> None:
     if probe.head.startswith(b"SQLite format 3\x00"):
         return  # a database (opencode.db): binary by nature
-    if not probe.head:
+    if not probe.head.removeprefix(b"\xef\xbb\xbf"):  # a byte-order mark alone is empty too
         raise InputError("empty file", Location(probe.display), "nothing to analyse")
     sample = probe.head[:8192]
     if _looks_binary(sample):
@@ -140,4 +165,4 @@ def _looks_binary(sample: bytes) -> bool:
     return odd > max(4, len(text) // 10)
 
 
-__all__ = ["discover", "read"]
+__all__ = ["discover", "read", "read_candidates"]

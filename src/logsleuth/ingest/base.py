@@ -7,6 +7,7 @@ import io
 import os
 import re
 import tempfile
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -22,6 +23,7 @@ HEAD_BYTES = 64 * 1024
 # iter_lines never holds more of one line than this (readers skip such lines as overlong)
 MAX_LINE_BYTES = 16 * 1024 * 1024
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1  # the event table's integer columns
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -139,9 +141,18 @@ def _with_head(probe: Probe) -> Probe:
     try:
         with probe.open() as f:
             head = f.read(HEAD_BYTES)
-    except (OSError, EOFError) as exc:
-        raise InputError(f"cannot decompress ({probe.compression}): {exc}", Location(probe.display)) from exc
+    except Exception as exc:
+        if probe.compression and is_decompression_error(exc):
+            raise InputError(f"cannot decompress ({probe.compression}): {exc}", Location(probe.display)) from exc
+        if isinstance(exc, OSError):
+            raise InputError(f"cannot read: {exc.strerror or exc}", Location(probe.display)) from exc
+        raise
     return Probe(probe.display, probe.path, probe.is_dir, head, probe.compression, probe.spool)
+
+
+def is_decompression_error(exc: BaseException) -> bool:
+    """What gzip / zstandard raise on a corrupt or truncated stream (zstandard imported lazily)."""
+    return isinstance(exc, (EOFError, OSError, zlib.error)) or type(exc).__name__ == "ZstdError"
 
 
 def iter_lines(f: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[tuple[int, bytes]]:
@@ -230,7 +241,11 @@ class EventSink:
         c["call_id"].append(call_id)
         c["text"].append(text.replace("\x00", "") if text else "")
         c["is_error"].append(is_error if isinstance(is_error, bool) else None)
-        c["exit_code"].append(exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None)
+        c["exit_code"].append(
+            exit_code
+            if isinstance(exit_code, int) and not isinstance(exit_code, bool) and _INT64_MIN <= exit_code <= _INT64_MAX
+            else None
+        )
 
     def frame(self) -> pl.DataFrame:
         try:

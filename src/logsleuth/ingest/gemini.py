@@ -20,8 +20,6 @@ from __future__ import annotations
 import io
 from typing import Any
 
-import orjson
-
 from logsleuth.ingest.base import (
     EventSink,
     Probe,
@@ -40,6 +38,7 @@ from logsleuth.ingest.jsonscan import (
     first_element,
     first_record,
     iter_jsonl,
+    looks_like_jsonl,
     scan_document,
     str_or,
 )
@@ -119,16 +118,10 @@ def read(probe: Probe) -> Transcript:
 
 def _is_jsonl(text: str) -> bool:
     """One JSON value per line (the recording log) rather than one (pretty-printed) document."""
-    stripped = text.strip()
-    first_line, _, rest = stripped.partition("\n")
-    try:
-        rec = orjson.loads(first_line)
-    except orjson.JSONDecodeError:
-        return False
-    if rest.strip():
-        return True
-    # a single line: a whole document unless it is one bare record of the log
-    return isinstance(rec, dict) and "messages" not in rec and "history" not in rec
+    # a single line is a whole document unless it is one bare record of the log
+    return looks_like_jsonl(
+        text, lambda rec: isinstance(rec, dict) and "messages" not in rec and "history" not in rec
+    )
 
 
 def _read_jsonl(raw: bytes, sink: EventSink, ledger: LineLedger) -> None:

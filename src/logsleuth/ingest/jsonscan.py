@@ -188,6 +188,9 @@ def scan_document(text: str, array_key: str | None) -> Scanned:
         except json.JSONDecodeError as exc:
             out.errors.append((idx.line(min(exc.pos, len(text) - 1)), _truncated_or(exc, text)))
             return out
+        except RecursionError:
+            out.errors.append((idx.line(pos), "JSON nested too deeply"))
+            return out
         pos = _ws(text, pos)
         if text[pos : pos + 1] == ",":
             pos = _ws(text, pos + 1)
@@ -215,9 +218,9 @@ def _scan_array(text: str, pos: int, idx: LineIndex, out: Scanned) -> int:
         start = pos
         try:
             value, pos = _DECODER.raw_decode(text, pos)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             first = idx.line(start)
-            reason = _truncated_or(exc, text)
+            reason = _truncated_or(exc, text) if isinstance(exc, json.JSONDecodeError) else "JSON nested too deeply"
             resume = _resync(text, start)
             if resume < 0:
                 out.elements.append(Element(None, first, count_lines(text), reason))
@@ -360,3 +363,22 @@ def as_str(value: Any) -> str:
     if isinstance(value, (int, float, bool)):
         return str(value)
     return compact_json(value)
+
+
+def looks_like_jsonl(text: str, single: Any = None) -> bool:
+    """One JSON value per line rather than one (pretty-printed) document.
+
+    Several of the first lines must each parse on their own (a bad first line — truncated,
+    nested too deeply — must not turn a log into a broken document). A lone line counts as JSONL
+    only when `single(record)` says it is a bare record of the log.
+    """
+    lines = [ln for ln in text.strip().splitlines()[:8] if ln.strip()]
+    parsed = []
+    for ln in lines:
+        try:
+            parsed.append(orjson.loads(ln))
+        except orjson.JSONDecodeError:
+            continue
+    if len(lines) > 1:
+        return len(parsed) >= max(1, min(2, len(lines) - 1))
+    return bool(parsed) and single is not None and bool(single(parsed[0]))

@@ -28,6 +28,7 @@ from logsleuth.ingest.jsonscan import (
     first_element,
     first_record,
     iter_jsonl,
+    looks_like_jsonl,
     scan_document,
     str_or,
 )
@@ -108,13 +109,7 @@ def read(probe: Probe) -> Transcript:
 
 
 def _is_jsonl(text: str) -> bool:
-    stripped = text.strip()
-    first_line, _, rest = stripped.partition("\n")
-    try:
-        rec = orjson.loads(first_line)
-    except orjson.JSONDecodeError:
-        return False
-    return bool(rest.strip()) or is_message(rec)
+    return looks_like_jsonl(text, is_message)
 
 
 def _read_jsonl(raw: bytes, base: str, sink: EventSink, ledger: LineLedger) -> None:
@@ -182,7 +177,7 @@ def emit_message(
     if not isinstance(msg, dict):
         return "message is not a JSON object"
     role = msg.get("role")
-    if role not in ROLES:
+    if not isinstance(role, str) or role not in ROLES:  # a dict/list role is unhashable
         return "message has no known role" if role is None else f"unknown role {as_str(role)[:40]!r}"
     content = msg.get("content")
     if content is not None and not isinstance(content, (str, list, dict)):
@@ -268,6 +263,8 @@ def content_text(content: Any) -> tuple[str, str]:
             text.append(part)
         elif isinstance(part, dict):
             ptype = part.get("type")
+            if not isinstance(ptype, str) and ptype is not None:
+                continue  # a malformed part: nothing readable in it
             if ptype in _REASONING_PARTS:
                 body = part.get("thinking", part.get("text", part.get("summary")))
                 thinking.append(as_str(body) if not isinstance(body, list) else _summary_text(body))

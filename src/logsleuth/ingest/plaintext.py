@@ -49,7 +49,8 @@ _TS_KINDS = {
     GLOG: r"^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d+ +\d+ ",
 }
 _TS_ANY = "(?:" + "|".join(p for p in _TS_KINDS.values()) + ")"
-_VLLM_PREFIX = rf"^((?:\([^)]*\) )?(?:{_LEVELS}) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[^\]\s]+\] ?)"
+_VLLM_CORE = rf"^((?:\([^)]*\) )?(?:{_LEVELS}) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[?[^\]\s]+\]"
+_VLLM_PREFIX = _VLLM_CORE + " ?)"
 _STRIP_NO_DATE = {
     VLLM: (rf"^((?:\([^)]*\) )?(?:{_LEVELS})) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?\s*", "$1 "),
     JOURNAL: (rf"^(?:{_MONTHS}) [ \d]\d \d\d:\d\d:\d\d \S+ ", ""),
@@ -77,7 +78,11 @@ _MARK = "|".join(
     ]
 )
 _INDENT = r"^(?:[ \t]|E {2,}|>\s)"
-_VLLM_SPECIAL = r"(?:\s|$|Traceback \(most recent call last\):|During handling|The above exception)"
+_VLLM_KW = r"Traceback \(most recent call last\):|During handling|The above exception"
+_VLLM_SPECIAL = rf"(?:\s|$|{_VLLM_KW})"
+# a vLLM line whose body (after the prefix and its optional space) is special: the prefix ends
+# at its first `]`, so spelling out both cases keeps the test exact without look-around
+_VLLM_MAYBE = _VLLM_CORE + rf")(?: (?:\s|$|{_VLLM_KW})|[\s&&[^ ]]|$|{_VLLM_KW})"
 _CHAIN = r"^(?:During handling of the above exception|The above exception was the direct cause)"
 _ANSI = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
 
@@ -181,24 +186,35 @@ def read_lines_frame(probe: Probe) -> pl.DataFrame:
 def classify(frame: pl.DataFrame) -> pl.DataFrame:
     """Add `cls` (line class) and `tskind` (timestamp kind of TS lines, 0 otherwise).
 
-    One regex pass decides which lines carry a timestamp; the other tests run only on the rest
-    (in a server log, a small minority), so most lines are looked at two or three times.
+    `line_classes` (each line on its own), then `fold_repeated_prefix` (vLLM continuations).
+    """
+    out = line_classes(frame)
+    return fold_repeated_prefix(out)
+
+
+def line_classes(frame: pl.DataFrame) -> pl.DataFrame:
+    """`cls` and `tskind` from each line alone (no neighbours: chunks can be classified apart).
+
+    The timestamp kinds are tried in order, each on the lines no earlier kind matched; the other
+    tests run only on the lines without one (in a server log, a small minority), so most lines
+    are looked at once or twice.
     """
     text = frame["text"]
     n = frame.height
     cls = np.full(n, PLAIN, dtype=np.uint8)
     kind = np.zeros(n, dtype=np.uint8)
-    is_ts = text.str.contains(_TS_ANY).fill_null(False).to_numpy()
-    ts_idx = np.flatnonzero(is_ts)
-    if ts_idx.size:
-        cls[ts_idx] = TS
-        rest_idx, sub = ts_idx, text.gather(ts_idx)
-        for k, pattern in _TS_KINDS.items():
-            hit = sub.str.contains(pattern).to_numpy() if k != GLOG else np.ones(sub.len(), bool)
-            kind[rest_idx[hit]] = k
-            rest_idx, sub = rest_idx[~hit], sub.filter(pl.Series(~hit))
-            if not rest_idx.size:
-                break
+    # kinds in order, each tested on the lines no earlier kind took: the first kind takes most
+    # lines of a real log, so the rest see few
+    rest, sub = np.arange(n), text
+    for k, pattern in _TS_KINDS.items():
+        hit = sub.str.contains(pattern).fill_null(False).to_numpy()
+        if hit.any():
+            kind[rest[hit]] = k
+            rest, sub = rest[~hit], sub.filter(pl.Series(~hit))
+        if not rest.size:
+            break
+    is_ts = kind > 0
+    cls[is_ts] = TS
     other = np.flatnonzero(~is_ts)
     if other.size:
         sub = text.gather(other)
@@ -217,22 +233,36 @@ def classify(frame: pl.DataFrame) -> pl.DataFrame:
             codes[hit] = code
             undecided &= ~hit
         cls[other] = codes
-    out = frame.with_columns(pl.Series("cls", cls), pl.Series("tskind", kind))
-    vllm = np.flatnonzero(kind == VLLM)
-    return _fold_repeated_prefix(out, vllm) if vllm.size > 1 else out
+    return frame.with_columns(pl.Series("cls", cls), pl.Series("tskind", kind))
 
 
-def _fold_repeated_prefix(frame: pl.DataFrame, idx: np.ndarray) -> pl.DataFrame:
+def vllm_special(frame: pl.DataFrame) -> np.ndarray:
+    """Per line: a vLLM line that may open or continue a multi-line message (a superset)."""
+    kind = frame["tskind"].to_numpy()
+    out = np.zeros(kind.size, bool)
+    idx = np.flatnonzero(kind == VLLM)
+    if idx.size:
+        out[idx] = frame["text"].gather(idx).str.contains(_VLLM_MAYBE).fill_null(False).to_numpy()
+    return out
+
+
+def fold_repeated_prefix(frame: pl.DataFrame, maybe: np.ndarray | None = None) -> pl.DataFrame:
+    """Fold vLLM continuation lines (see `_fold_repeated_prefix`); `maybe` from `vllm_special`."""
+    idx = np.flatnonzero(frame["tskind"].to_numpy() == VLLM)
+    if idx.size < 2:
+        return frame
+    flags = (maybe if maybe is not None else vllm_special(frame))[idx]
+    return _fold_repeated_prefix(frame, idx, flags) if flags.any() else frame
+
+
+def _fold_repeated_prefix(frame: pl.DataFrame, idx: np.ndarray, maybe: np.ndarray) -> pl.DataFrame:
     """vLLM writes every line of a multi-line message (a traceback) behind the same prefix
     (`ERROR 04-28 20:50:24 worker_base.py:145] …`). A line that repeats the previous line's
     prefix and is indented, blank or a traceback header — or follows such a line — continues
     that message: it becomes an INDENT line holding only its body.
 
-    One regex pass finds the lines that may be such a header (a superset); the prefixes are
-    extracted only around them, so a long vLLM log costs one pass, not five."""
-    maybe = frame["text"].gather(idx).str.contains(_VLLM_PREFIX + _VLLM_SPECIAL).fill_null(False).to_numpy()
-    if not maybe.any():
-        return frame
+    One regex pass (`vllm_special`) finds the lines that may be such a header (a superset);
+    the prefixes are extracted only around them, so a long vLLM log costs one pass, not five."""
     near = maybe.copy()
     near[1:] |= maybe[:-1]  # a line after a special one may continue too
     look = near.copy()
@@ -261,69 +291,43 @@ def _fold_repeated_prefix(frame: pl.DataFrame, idx: np.ndarray) -> pl.DataFrame:
 
 
 def mark_records(frame: pl.DataFrame) -> pl.DataFrame:
-    """Add `start` (a record begins here), `rec` (record id, 0 = leading blank lines) and `used`.
-
-    Forward fills and cumulative sums over the line classes, in numpy (a few passes of a byte
-    array: several times cheaper than the same expressions in polars at 8 M lines)."""
-    c = frame["cls"].to_numpy()
-    n = c.size
-    rows = np.arange(n, dtype=np.int64)
+    """Add `start` (a record begins here), `rec` (record id, 0 = leading blank lines) and `used`."""
+    c = pl.col("cls")
     nonblank = c != BLANK
-    # class of the previous non-blank line (NULL when there is none)
-    prev_nb = _shift(_ffill(c, nonblank), NULL)
-    opens = np.isin(c, (TS, TB, CHAIN, MARK, FAILED))
-    # what is open before each line: the last opener, or NONE_CTX after a blank line ("…occurred:"
-    # followed by a blank line keeps a chain open)
-    resets = opens | ((c == BLANK) & (prev_nb != CHAIN))
-    ctx = _shift(_ffill(np.where(c == BLANK, NONE_CTX, c).astype(np.uint8), resets), NULL)
-    prev_blank = np.ones(n, bool)
-    prev_blank[1:] = c[:-1] == BLANK
-    start = (
-        np.isin(c, (TS, MARK, FAILED))
-        | ((c == TB) & (prev_nb != CHAIN))
-        | ((c == PLAIN) & ~np.isin(ctx, _CONTINUES_PLAIN))
-        | ((c == INDENT) & prev_blank)
+    prev_nb = pl.when(nonblank).then(c).forward_fill().shift(1)
+    reset = (
+        pl.when((c == BLANK) & (prev_nb == CHAIN)).then(None)  # "…occurred:" + blank keeps the chain open
+        .when(c == BLANK).then(pl.lit(NONE_CTX, pl.UInt8))
+        .when(c.is_in([TS, TB, CHAIN, MARK, FAILED])).then(c)
     )
-    first_text = np.flatnonzero(nonblank)
-    if first_text.size:
-        start[first_text[0]] = True  # nothing before the first text line to continue
-    # split runaway records every MAX_RECORD_LINES lines
-    last = np.maximum.accumulate(np.where(start, rows, -1))
-    pos = rows - last
-    start |= (last >= 0) & (pos > 0) & (pos % MAX_RECORD_LINES == 0)
-    rec = np.cumsum(start, dtype=np.int64)
-    # rec of the next non-blank line at or after each line (-1: none)
-    nxt = np.where(nonblank, rows, n)[::-1]
-    nxt = np.minimum.accumulate(nxt)[::-1]
-    next_rec = np.where(nxt < n, rec[np.minimum(nxt, n - 1)], -1) if n else rec
-    used = (nonblank | (next_rec == rec)) & (rec > 0)
-    return frame.with_columns(pl.Series("start", start), pl.Series("rec", rec), pl.Series("used", used))
+    ctx = reset.forward_fill().shift(1)  # what is open before this line
+    prev_blank = (c.shift(1) == BLANK).fill_null(True)
+    start = (
+        c.is_in([TS, MARK, FAILED])
+        | ((c == TB) & (prev_nb != CHAIN).fill_null(True))
+        | ((c == PLAIN) & ~ctx.is_in(_CONTINUES_PLAIN).fill_null(False))
+        | ((c == INDENT) & prev_blank)
+        | (nonblank & (nonblank.cum_sum() == 1))  # nothing before the first text line to continue
+    )
+    row = pl.int_range(pl.len(), dtype=pl.Int64)
+    out = frame.with_columns(start.alias("start"))
+    pos = row - pl.when(pl.col("start")).then(row).forward_fill()
+    out = out.with_columns(start=pl.col("start") | ((pos > 0) & (pos % MAX_RECORD_LINES == 0)).fill_null(False))
+    out = out.with_columns(rec=pl.col("start").cast(pl.Int64).cum_sum())
+    next_rec = pl.when(nonblank).then(pl.col("rec")).backward_fill()
+    return out.with_columns(used=(nonblank | (next_rec == pl.col("rec")).fill_null(False)) & (pl.col("rec") > 0))
 
 
-NULL = 255  # "no value" in the uint8 class arrays
+def records(marked: pl.DataFrame, bracket_plain: bool | None = None) -> pl.DataFrame:
+    """Used lines -> one row per record: (line, ts, text) with timestamps stripped and parsed.
 
-
-def _ffill(values: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """values[i] where keep[i], else the last kept value before i (NULL when none)."""
-    last = np.maximum.accumulate(np.where(keep, np.arange(values.size), -1))
-    return np.where(last >= 0, values[np.maximum(last, 0)], NULL).astype(np.uint8)
-
-
-def _shift(values: np.ndarray, fill: int) -> np.ndarray:
-    out = np.empty_like(values)
-    if values.size:
-        out[0] = fill
-        out[1:] = values[:-1]
-    return out
-
-
-def records(marked: pl.DataFrame) -> pl.DataFrame:
-    """Used lines -> one row per record: (line, ts, text) with timestamps stripped and parsed."""
+    `bracket_plain`: whether every `[date time…]` head of the frame has the plain shape (see
+    `_strip_kind`); given by a caller that passes only some of the frame's records."""
     lines = marked.filter(pl.col("used")).with_columns(
         pl.col("text").fill_null(""),
         single=pl.col("start") & (pl.col("rec").shift(-1) != pl.col("rec")).fill_null(True),
     )
-    heads = strip_timestamps(lines.filter(pl.col("start")))
+    heads = strip_timestamps(lines.filter(pl.col("start")), bracket_plain)
     singles = heads.filter(pl.col("single")).select("rec", "line", "ts", "text")
     if singles.height == heads.height:  # no multi-line record at all
         return singles.drop("rec")
@@ -339,7 +343,7 @@ def records(marked: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([singles, multi]).sort("rec").drop("rec")
 
 
-def strip_timestamps(heads: pl.DataFrame) -> pl.DataFrame:
+def strip_timestamps(heads: pl.DataFrame, bracket_plain: bool | None = None) -> pl.DataFrame:
     """Record-start lines -> `text` without its leading timestamp, `ts` parsed (UTC) when dated."""
     kinds = heads["tskind"]
     present = set(kinds.unique().to_list())
@@ -347,15 +351,23 @@ def strip_timestamps(heads: pl.DataFrame) -> pl.DataFrame:
     if present <= {0}:
         return plain
     if len(present) == 1:
-        return _strip_kind(heads, int(present.pop()))
+        return _strip_kind(heads, int(present.pop()), bracket_plain)
     parts = [plain.filter(pl.col("tskind") == 0)]
     for k in sorted(present - {0}):
-        parts.append(_strip_kind(heads.filter(pl.col("tskind") == k), int(k)))
+        parts.append(_strip_kind(heads.filter(pl.col("tskind") == k), int(k), bracket_plain))
     return pl.concat(parts).sort("line")
 
 
-def _strip_kind(frame: pl.DataFrame, kind: int) -> pl.DataFrame:
-    if kind == ISO_BRACKET and frame["text"].str.slice(20, 1).is_in([" ", "]"]).all():
+def bracket_odd(frame: pl.DataFrame) -> pl.Series:
+    """Per line: a `[date time…]` line without the plain shape (char 20 is not ` ` or `]`)."""
+    return (pl.Series(frame["tskind"].to_numpy() == ISO_BRACKET)
+            & ~frame["text"].str.slice(20, 1).is_in([" ", "]"]).fill_null(False)).alias("odd")
+
+
+def _strip_kind(frame: pl.DataFrame, kind: int, bracket_plain: bool | None = None) -> pl.DataFrame:
+    if bracket_plain is None and kind == ISO_BRACKET:
+        bracket_plain = bool(frame["text"].str.slice(20, 1).is_in([" ", "]"]).all())
+    if kind == ISO_BRACKET and bracket_plain:
         # the common `[YYYY-MM-DD HH:MM:SS]` / `[… TP0]` shape: no fraction or zone, no regex needed
         text = pl.col("text")
         c20 = text.str.slice(20, 1)

@@ -77,11 +77,12 @@ def machine(rows: Sequence[dict[str, Any]], actions: Sequence[Action]) -> dict[s
                 count = found.count(name)
                 prev = gpus.get(name)
                 gpus[name] = (max(count, prev[0] if prev else 0), prev[1] if prev else r["seq"])
-        if driver is None and (m := _DRIVER.search(text)):
+        # substring gates first: `in` is far cheaper than a regex scan of a long tool output
+        if driver is None and "Driver Version: " in text and (m := _DRIVER.search(text)):
             driver = Cited(m["v"], r["seq"])
-        if cuda is None and (m := _CUDA_SMI.search(text)):
+        if cuda is None and "CUDA Version: " in text and (m := _CUDA_SMI.search(text)):
             cuda = Cited(m["v"], r["seq"])
-        if (m := _NVCC.search(text)) is not None:
+        if "Cuda compilation tools" in text and (m := _NVCC.search(text)) is not None:
             nvcc = Cited(m["full"], r["seq"])
     hosts: dict[str, int] = {}
     for a in actions:
@@ -104,9 +105,10 @@ def stack(rows: Sequence[dict[str, Any]], actions: Sequence[Action]) -> list[dic
     for r in rows:
         if r["kind"] != "tool_result":
             continue
-        for m in _PIP_SHOW.finditer(r["text"]):
+        text = r["text"]
+        for m in _PIP_SHOW.finditer(text) if "Name: " in text else ():
             seen[_norm(m["name"])] = {"package": _norm(m["name"]), "version": m["v"], "seq": r["seq"], "how": "shown"}
-        for m in _DIST_INFO.finditer(r["text"]):
+        for m in _DIST_INFO.finditer(text) if ".dist-info" in text else ():
             name = _norm(m["name"])
             seen.setdefault(name, {"package": name, "version": m["v"], "seq": r["seq"], "how": "found"})
     for a in actions:

@@ -21,7 +21,7 @@ def _print(renderable: Any, width: int) -> str:
 
 
 def classification_table(report: IngestReport, result: Classification, width: int = 160) -> str:
-    from rich.table import Table
+    from logsleuth.render.fasttable import render_table
 
     out = []
     if result.primary is not None:
@@ -31,21 +31,18 @@ def classification_table(report: IngestReport, result: Classification, width: in
         out.extend(f"  fix: {fix}\n" for fix in p.fixes)
     else:
         out.append("primary: none (no error found)\n")
-    table = Table(title=f"{report.source} ({report.format}): {len(result.findings)} findings")
-    for col in ("seq", "line", "severity", "pattern", "category", "text"):
-        table.add_column(col, overflow="fold" if col == "text" else "ellipsis")
+    # plain-text cells laid out as rich does, but fast for thousands of rows (render/fasttable.py)
+    rows = []
     for i, f in enumerate(result.findings):
         mark = "*" if f.primary else ("-" if result.is_secondary(i) else "")
-        table.add_row(str(f.seq), str(f.line), f.severity.value, mark + f.pattern, f.category,
-                      f.text.replace("\n", " ⏎ ")[:200])
-    out.append(_print(table, width))
+        rows.append((str(f.seq), str(f.line), f.severity.value, mark + f.pattern, f.category,
+                     f.text.replace("\n", " ⏎ ")[:200]))
+    cols = [(c, "fold" if c == "text" else "ellipsis") for c in ("seq", "line", "severity", "pattern", "category", "text")]
+    out.append(render_table(f"{report.source} ({report.format}): {len(result.findings)} findings", cols, rows, width))
     if result.unclassified:
-        un = Table(title=f"unclassified: {len(result.unclassified)} templates")
-        for col in ("count", "first line", "template"):
-            un.add_column(col, overflow="fold" if col == "template" else "ellipsis")
-        for u in result.unclassified[:50]:
-            un.add_row(str(u.count), f"{u.source}:{u.first_line}", u.template)
-        out.append(_print(un, width))
+        un_rows = [(str(u.count), f"{u.source}:{u.first_line}", u.template) for u in result.unclassified[:50]]
+        un_cols = [(c, "fold" if c == "template" else "ellipsis") for c in ("count", "first line", "template")]
+        out.append(render_table(f"unclassified: {len(result.unclassified)} templates", un_cols, un_rows, width))
     return "".join(out)
 
 

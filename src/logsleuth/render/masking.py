@@ -53,7 +53,13 @@ def redact_analysis(an: Analysis, *, hosts: bool = False) -> tuple[Analysis, Any
     from logsleuth.redact import Redactor
 
     redactor = Redactor(hosts=hosts)
+    names = [f.name for f in dataclasses.fields(an) if f.name != "library"]
+    # pass 1 learns every secret in its context; pass 2 masks them everywhere, context or not
+    learn = _Masker(Redactor(hosts=hosts))
+    for name in names:
+        learn(getattr(an, name))
+    redactor._known.update(learn.r._known)
     masker = _Masker(redactor)
     masker.memo[id(an.library)] = an.library
-    fields = {f.name: masker(getattr(an, f.name)) for f in dataclasses.fields(an) if f.name != "library"}
+    fields = {name: masker(getattr(an, name)) for name in names}
     return dataclasses.replace(an, **fields), redactor

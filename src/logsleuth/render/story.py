@@ -8,6 +8,7 @@ event that supports it; templates print it as `[msg N]`.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -62,6 +63,14 @@ class Story:
                 self.result_of.setdefault(calls[r["call_id"]], r)
         self.sentences = sorted(an.sentences, key=lambda s: s.seq)
         self.episodes = {ep.id: ep for ep in self.g.episodes}
+        # indexes for the per-step look-ups below (a long session has tens of thousands of
+        # events, sentences and actions: a scan per step would make the report quadratic)
+        self._sentence_seqs = [s.seq for s in self.sentences]
+        self._launches = {a.seq for a in an.actions if a.kind is ActionKind.LAUNCH}
+        self._call_of: dict[int, int] = {}
+        for call_seq, res in self.result_of.items():
+            self._call_of.setdefault(res["seq"], call_seq)
+        self._stuck: list[Sentence] | None = None
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -70,20 +79,19 @@ class Story:
 
     def reasoning_between(self, start: int, stop: int, labels: Sequence[str]) -> Sentence | None:
         """The most telling sentence of the agent's reasoning in (start, stop): diagnoses first."""
-        pool = [s for s in self.sentences if start < s.seq < stop and s.label in labels]
+        lo = bisect.bisect_right(self._sentence_seqs, start)
+        hi = bisect.bisect_left(self._sentence_seqs, stop, lo)
+        pool = [s for s in self.sentences[lo:hi] if s.label in labels]
         if not pool:
             return None
         rank = {label: i for i, label in enumerate(labels)}
         return min(pool, key=lambda s: (rank[s.label], -len(s.entities), s.seq))
 
     def was_launch(self, seq: int) -> bool:
-        return any(a.seq == seq and a.kind is ActionKind.LAUNCH for a in self.an.actions)
+        return seq in self._launches
 
     def call_before(self, result_seq: int) -> int | None:
-        for call_seq, res in self.result_of.items():
-            if res["seq"] == result_seq:
-                return call_seq
-        return None
+        return self._call_of.get(result_seq)
 
     # -- sections --------------------------------------------------------------------------
 
@@ -266,9 +274,11 @@ class Story:
         return out
 
     def _catch22_quotes(self, after: int) -> list[dict[str, Any]]:
-        words = ("catch-22", "catch 22", "stuck", "either way", "both", "trap", "circular")
-        hits = [s for s in self.sentences if s.seq > after and any(w in s.text.lower() for w in words)]
-        return [{"text": s.text, "seq": s.seq} for s in hits[:3]]
+        if self._stuck is None:  # the sentences that speak of being stuck, found once
+            words = ("catch-22", "catch 22", "stuck", "either way", "both", "trap", "circular")
+            self._stuck = [s for s in self.sentences if any(w in s.text.lower() for w in words)]
+        hits = [s for s in self._stuck if s.seq > after][:3]
+        return [{"text": s.text, "seq": s.seq} for s in hits]
 
     def diagnosis(self) -> dict[str, Any]:
         """The key reasoning, what was checked, and each strategy change with why."""

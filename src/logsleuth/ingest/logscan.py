@@ -1,0 +1,201 @@
+"""The candidate records of a plain text log: what `classify` needs from a 1 GB log, cheaply.
+
+Classifying a log needs only the records that hold a pattern's prefilter literal or an
+error-looking word; every other record only has to be counted (it moves the `seq` numbers and
+the ingest report). So this reader runs the per-line work of `plaintext.read` — split, line
+classes, record marks — but builds records (join lines, strip and parse timestamps) only for
+the records one of whose lines passes a single regex over the needles. Everything else about the
+result is the same as `plaintext.read` gives: the same chunks, the same carry of the last
+record into the next chunk, the same `line`/`seq`/`ts`/`text` of every record it returns, and
+the same report; `Transcript.events` just holds the candidate records alone (in order, with
+their global `seq`), and `report.events` counts all records.
+
+The line-local stages (split, clean, classes, needle test) of the next chunks run on a second
+thread while this one marks records (polars releases the GIL), with at most `AHEAD` chunks in
+flight: memory stays flat whatever the input size.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import numpy as np
+import polars as pl
+
+from logsleuth.ingest import plaintext as pt
+from logsleuth.ingest.base import Probe, ReportBuilder, session_from_path
+from logsleuth.model import EVENT_SCHEMA, Kind, Role, Transcript
+
+AHEAD = 3  # chunks prepared ahead of the one being marked (memory: a few chunks)
+WORKERS = 2  # threads preparing chunks (the main thread marks and builds records meanwhile)
+# Words a level prefix (vLLM `INFO …`, glog `I0314 …`) ends with: stripping the timestamp puts
+# them right before the message, so a needle may straddle that seam in the record text.
+_SEAM_WORDS = ("DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL", "I", "W", "E", "F")
+
+
+def seam_safe(needles: Iterable[str]) -> list[str]:
+    """Needles to look for in raw lines so that every record text holding a needle is found.
+
+    A record's first line loses its timestamp: `[2026-01-05 10:11:12 TP0] x` becomes `[TP0] x`,
+    `INFO 04-28 20:50:23 x` becomes `INFO x`. A needle can then appear across the seam (`[TP0`
+    or `INFO x`) without being in the raw line. Its part after the seam is in the raw line, so
+    that part is added: after a `[`, after a space that follows `]` or a level word, and the
+    needle without a trailing space (a seam may have had none).
+    """
+    out: set[str] = set()
+    for n in needles:
+        if not n:
+            continue
+        out.add(n)
+        for i, ch in enumerate(n):
+            if ch == "[" and n[i + 1 :]:
+                out.add(n[i + 1 :])
+            if ch == " ":
+                before = n[:i]
+                if (not before or before.endswith("]") or before.endswith(_SEAM_WORDS)
+                        or any(w.endswith(before) for w in _SEAM_WORDS)) and n[i + 1 :]:
+                    out.add(n[i + 1 :])
+        if n.endswith(" ") and n.strip():
+            out.add(n.rstrip(" "))
+    # a needle inside another is implied by it: keep the shortest ones
+    kept = sorted(out, key=lambda s: (len(s), s))
+    minimal: list[str] = []
+    for n in kept:
+        if not any(m in n for m in minimal):
+            minimal.append(n)
+    return sorted(minimal)
+
+
+def needle_regex(needles: Iterable[str], regexes: Sequence[str] = ()) -> str:
+    """One Rust regex: any needle (seam-safe) or any of `regexes` (each must be line-local)."""
+    parts = [re.escape(n) for n in seam_safe(needles)] + [f"(?:{r})" for r in regexes]
+    return "|".join(parts) if parts else r"[^\s\S]"
+
+
+def scan(probe: Probe, needles: Iterable[str], regexes: Sequence[str] = ()) -> Transcript:
+    """The candidate records of a plain text log (see the module docstring)."""
+    rx = needle_regex(needles, regexes)
+    session = session_from_path(probe.display)
+    report = ReportBuilder(probe.display, pt.FORMAT)
+    picked = _Picked()
+    carry: pl.DataFrame | None = None
+    first_line = 1
+    for frame in _prepared(probe, rx):
+        frame = frame.with_columns(
+            pl.int_range(first_line, first_line + frame.height, dtype=pl.Int64).alias("line")
+        )
+        first_line += frame.height
+        if carry is not None:
+            frame = pl.concat([carry, frame])
+        marked = _mark(frame)
+        last_start = pt._last_start(marked)
+        if last_start > 0:  # the last record may go on in the next chunk (as plaintext.read)
+            carry = frame.slice(last_start)
+            marked = marked.slice(0, last_start)
+        else:
+            carry = None
+        picked.add(marked, report)
+    if carry is not None:
+        picked.add(_mark(carry), report)
+    return Transcript(_event_frame(picked.records(), session, probe.display), report.finish(picked.seq))
+
+
+def _prepared(probe: Probe, rx: str) -> Iterator[pl.DataFrame]:
+    """Chunks as frames of (text, cls, tskind, maybe, odd, hit), prepared on a worker thread."""
+    with probe.open() as f, ThreadPoolExecutor(max_workers=WORKERS) as pool:
+        pending: list[Future[pl.DataFrame]] = []
+        chunks = pt.iter_byte_chunks(f)
+        done = False
+        while True:
+            while not done and len(pending) < AHEAD:
+                data = next(chunks, None)
+                if data is None:
+                    done = True
+                    break
+                pending.append(pool.submit(_prepare, data, rx))
+            if not pending:
+                return
+            yield pending.pop(0).result()
+
+
+def _prepare(data: bytes, rx: str) -> pl.DataFrame:
+    """The line-local work of one chunk: lines, their classes and whether they hold a needle."""
+    lines = pt._clean(pt.split_lines(data), data)
+    frame = pt.line_classes(pl.DataFrame([lines]))
+    return frame.with_columns(
+        pl.Series("maybe", pt.vllm_special(frame)),
+        pt.bracket_odd(frame),
+        hit=pl.col("text").str.contains(rx).fill_null(False),
+    )
+
+
+def _mark(frame: pl.DataFrame) -> pl.DataFrame:
+    folded = pt.fold_repeated_prefix(frame, frame["maybe"].to_numpy())
+    return pt.mark_records(folded)
+
+
+class _Picked:
+    """The lines of the candidate records of every frame, made into records at the end (one
+    `records` call instead of one per chunk), numbered with their global `seq`."""
+
+    def __init__(self) -> None:
+        self.parts: list[pl.DataFrame] = []
+        self.seq = 0  # records so far
+        self.rec_base = 0  # keeps record ids distinct across frames
+
+    def add(self, marked: pl.DataFrame, report: ReportBuilder) -> None:
+        # in numpy over flags, so that only the candidate rows' strings are ever copied
+        used = marked["used"].to_numpy()
+        report.lines += marked.height
+        report.used += int(used.sum())
+        report.ignored += marked.height - int(used.sum())
+        head = marked["start"].to_numpy() & used
+        rec = marked["rec"].to_numpy()
+        cand = np.unique(rec[marked["hit"].to_numpy() & used])
+        if cand.size:
+            rows = np.flatnonzero(used & np.isin(rec, cand))
+            numbers = np.cumsum(head) - 1 + self.seq
+            # the timestamp stripping of `[date …]` heads depends on all heads of the frame
+            plain = not bool((marked["odd"].to_numpy() & head).any())
+            self.parts.append(marked[rows].select(
+                "line", "text", "tskind", "start", "used",
+                pl.col("rec") + self.rec_base,
+                pl.Series("seq", numbers[rows], dtype=pl.Int64),
+                pl.lit(plain).alias("plain"),
+            ))
+        self.seq += int(head.sum())
+        self.rec_base += int(rec[-1]) + 1 if rec.size else 0
+
+    def records(self) -> pl.DataFrame:
+        if not self.parts:
+            return _EMPTY
+        rows = pl.concat(self.parts)
+        out = []
+        for plain in (True, False):
+            sub = rows.filter(pl.col("plain") == plain)
+            if sub.height:
+                seqs = sub.filter(pl.col("start"))["seq"]
+                out.append(pt.records(sub, bracket_plain=plain).with_columns(seqs.alias("seq")))
+        return pl.concat(out).sort("seq") if len(out) > 1 else out[0]
+
+
+_EMPTY = pl.DataFrame(schema={"line": pl.Int64, "ts": EVENT_SCHEMA["ts"], "text": pl.Utf8, "seq": pl.Int64})
+
+
+def _event_frame(recs: pl.DataFrame, session: str, source: str) -> pl.DataFrame:
+    return recs.select(
+        pl.lit(session, pl.Utf8).alias("session"),
+        pl.lit(source, pl.Utf8).alias("source"),
+        pl.col("line"),
+        pl.col("seq"),
+        pl.col("ts"),
+        pl.lit(Role.LOG.value).cast(EVENT_SCHEMA["role"]).alias("role"),
+        pl.lit(Kind.LOG.value).cast(EVENT_SCHEMA["kind"]).alias("kind"),
+        pl.lit(None, pl.Utf8).alias("tool"),
+        pl.lit(None, pl.Utf8).alias("call_id"),
+        pl.col("text"),
+        pl.lit(None, pl.Boolean).alias("is_error"),
+        pl.lit(None, pl.Int64).alias("exit_code"),
+    ).cast(EVENT_SCHEMA)  # type: ignore[arg-type]
