@@ -354,17 +354,21 @@ class _atomic:
             self.tmp.unlink(missing_ok=True)
 
 
-def generate(out: Path, size: int, session_size: int, corpus_size: int, seed: int, sessions: int = 200,
-             what: tuple[str, ...] = ("log", "session", "opencode", "corpus", "small")) -> dict[str, Path]:
-    """Write the inputs (skipping any already present with the same parameters); return their paths."""
-    sources = load_sources()
-    paths = {
+def paths_under(out: Path) -> dict[str, Path]:
+    return {
         "log": out / "big.log",
         "session": out / "big-session.jsonl",
         "opencode": out / "big-opencode.json",
         "corpus": out / "corpus",
         "small": out / "small.log",
     }
+
+
+def generate(out: Path, size: int, session_size: int, corpus_size: int, seed: int, sessions: int = 200,
+             what: tuple[str, ...] = ("log", "session", "opencode", "corpus", "small")) -> dict[str, Path]:
+    """Write the inputs (skipping any already present with the same parameters); return their paths."""
+    sources = load_sources()
+    paths = paths_under(out)
     stamp = out / ".params"
     params = f"{size} {session_size} {corpus_size} {seed} {sessions}\n"
     fresh = stamp.is_file() and stamp.read_text() == params

@@ -14,6 +14,7 @@ said so) when they are not installed.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import generate  # noqa: E402  (the sibling module, also a script)
+import generate  # the sibling module (also a script)
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 1_000_000
@@ -291,11 +292,9 @@ def _prefix(src: Path, dest: Path, size: int) -> None:
 
 def _machine() -> str:
     cpu = ""
-    try:
+    with contextlib.suppress(OSError):
         cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
                     if ln.startswith("model name")), "")
-    except OSError:
-        pass
     load = os.getloadavg() if hasattr(os, "getloadavg") else (0, 0, 0)
     return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, "
             f"load average at start {load[0]:.1f}")
@@ -361,7 +360,12 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only.split(","))
     start = time.perf_counter()
     print(f"generating inputs under {args.data} …", flush=True)
-    paths = generate.generate(args.data, args.size, args.session_size, args.corpus_size, args.seed, args.sessions)
+    # in a child process: a child's peak RSS counts the memory of the process it was forked from,
+    # so the bench itself stays small
+    subprocess.run([sys.executable, str(Path(generate.__file__)), "--out", str(args.data), "--size", str(args.size),
+                    "--session-size", str(args.session_size), "--corpus-size", str(args.corpus_size),
+                    "--seed", str(args.seed), "--sessions", str(args.sessions)], check=True, stdout=subprocess.DEVNULL)
+    paths = generate.paths_under(args.data)
     bench = Bench(args)
     if not bench.rg:
         bench.notes.append("ripgrep (rg) not installed: rg comparisons skipped")

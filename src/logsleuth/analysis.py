@@ -61,6 +61,37 @@ def main_session(t: Transcript) -> str:
     return str(best["session"][0])
 
 
+# The agent's prose read by the reasoning stage (spaCy, ~1 MB/s): all of it up to this many bytes,
+# beyond that the prose nearest the failures (what the narrative quotes), so that a 200 MB session
+# costs seconds, not minutes. Real sessions stay far below it.
+MAX_PROSE_BYTES = 2_000_000
+
+
+def bounded_prose(events: Any, findings: Sequence[Finding], limit: int = MAX_PROSE_BYTES) -> Any:
+    """`events` (a polars DataFrame), or, when its assistant prose exceeds `limit` bytes, the
+    prose events nearest (by seq) a failure finding that fit in `limit`, in event order."""
+    import numpy as np
+    import polars as pl
+
+    prose = events.filter(
+        (pl.col("role").cast(pl.Utf8) == "assistant") & pl.col("kind").cast(pl.Utf8).is_in(["text", "reasoning"])
+    )
+    sizes = prose["text"].str.len_bytes().fill_null(0).to_numpy()
+    if int(sizes.sum()) <= limit:
+        return events
+    seqs = prose["seq"].to_numpy()
+    fails = np.array(sorted({f.seq for f in findings if f.severity.is_failure}), dtype=np.int64)
+    if fails.size:
+        at = np.clip(np.searchsorted(fails, seqs), 1, fails.size) - 1
+        nxt = np.clip(at + 1, 0, fails.size - 1)
+        dist = np.minimum(np.abs(seqs - fails[at]), np.abs(fails[nxt] - seqs))
+    else:
+        dist = np.zeros(seqs.size, dtype=np.int64)
+    order = np.lexsort((seqs, dist))  # nearest first, earlier first among equals
+    keep = np.sort(order[np.cumsum(sizes[order]) <= limit])
+    return prose[keep]
+
+
 def analyze_transcript(
     t: Transcript,
     library: PatternLibrary,
@@ -84,7 +115,7 @@ def analyze_transcript(
     if with_reasoning:
         from logsleuth.reasoning import extract
 
-        sentences = tuple(extract(events))
+        sentences = tuple(extract(bounded_prose(events, result.findings)))
     return Analysis(
         transcript=t,
         session=session,

@@ -230,35 +230,53 @@ def _stage2(
     if pairs.is_empty():
         return []
     cand = pairs.join(ev.select("_row", "text"), on="_row")
+    groups = sorted(cand.partition_by("pid", as_dict=True).items())
+    # every portable pattern's query runs in one `collect_all` (in parallel, one round trip):
+    # a session hits a few dozen patterns, and a query each cost a millisecond of overhead
+    portable = [(int(pid), sub) for (pid,), sub in groups if patterns[int(pid)].portable]
+    frames = pl.collect_all([_polars_query(sub, patterns[pid]) for pid, sub in portable])
+    matched = {pid: frame for (pid, _), frame in zip(portable, frames, strict=True)}
+    texts: dict[int, str] | None = None
     out: list[_Match] = []
-    for (pid,), sub in sorted(cand.partition_by("pid", as_dict=True).items()):
+    for (pid,), sub in groups:
         p = patterns[int(pid)]
-        if p.portable:
-            out.extend(_match_polars(sub, int(pid), p, timeout, warnings))
-        else:
+        if not p.portable:
             out.extend(_match_python(sub, ev, int(pid), p, timeout, warnings))
+            continue
+        exploded = matched[int(pid)]
+        if exploded.is_empty():
+            continue
+        if texts is None:
+            texts = dict(zip(cand["_row"].to_list(), cand["text"].to_list(), strict=True))
+        out.extend(_match_polars(exploded, texts, int(pid), p, timeout, warnings))
     return out
 
 
-def _match_polars(sub: pl.DataFrame, pid: int, p: Pattern, timeout: float, warnings: list[str]) -> list[_Match]:
+def _polars_query(sub: pl.DataFrame, p: Pattern) -> pl.LazyFrame:
+    """(_row, m[, ok, c]): every match of the pattern in its candidate rows, and its captures."""
     rx = p.regex
-    found = (
-        sub.select("_row", "text", m=pl.col("text").str.extract_all(rx).list.head(MAX_MATCHES_PER_EVENT))
-        .filter(pl.col("m").list.len() > 0)
+    q = (
+        sub.lazy()
+        .select("_row", m=pl.col("text").str.extract_all(rx).list.head(MAX_MATCHES_PER_EVENT))
+        .explode("m")
+        .filter(pl.col("m").is_not_null() & (pl.col("m") != ""))
     )
-    if found.is_empty():
-        return []
-    exploded = found.explode("m").filter(pl.col("m").is_not_null() & (pl.col("m") != ""))
     if p.groups:
         # captures come from re-running the regex on each matched substring (all Rust)
-        got = exploded.select(ok=pl.col("m").str.contains(rx), c=pl.col("m").str.extract_groups(rx))
-        oks, caps = got["ok"].to_list(), got["c"].to_list()
+        q = q.with_columns(ok=pl.col("m").str.contains(rx), c=pl.col("m").str.extract_groups(rx))
+    return q
+
+
+def _match_polars(
+    exploded: pl.DataFrame, texts: Mapping[int, str], pid: int, p: Pattern, timeout: float, warnings: list[str]
+) -> list[_Match]:
+    if p.groups:
+        oks, caps = exploded["ok"].to_list(), exploded["c"].to_list()
     else:
         oks, caps = [True] * exploded.height, [{}] * exploded.height
     named = set(p.groups)
     out: list[_Match] = []
     cursor: dict[int, int] = {}
-    texts = dict(zip(found["_row"].to_list(), found["text"].to_list(), strict=True))
     for row, m, ok, c in zip(exploded["_row"].to_list(), exploded["m"].to_list(), oks, caps, strict=True):
         text = texts[row]
         pos = text.find(m, cursor.get(row, 0))

@@ -159,8 +159,12 @@ class _Picked:
             numbers = np.cumsum(head) - 1 + self.seq
             # the timestamp stripping of `[date …]` heads depends on all heads of the frame
             plain = not bool((marked["odd"].to_numpy() & head).any())
-            self.parts.append(marked[rows].select(
-                "line", "text", "tskind", "start", "used",
+            picked = marked[rows]
+            self.parts.append(picked.select(
+                "line", "tskind", "start", "used",
+                # a copy: the gathered strings would otherwise keep the whole chunk's buffers
+                # alive (string views), and memory would grow with the input
+                pl.Series("text", picked["text"].to_list(), dtype=pl.Utf8),
                 pl.col("rec") + self.rec_base,
                 pl.Series("seq", numbers[rows], dtype=pl.Int64),
                 pl.lit(plain).alias("plain"),

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from logsleuth.errors import Location, UsageError
+from logsleuth.library import regexes
 from logsleuth.library.knowledge import Renderer
 from logsleuth.library.pattern import Category, Knowledge, Pattern, PatternLibrary, Problem
 from logsleuth.library.schema import validate
@@ -178,23 +179,26 @@ def load_library(
     knowledge = Knowledge(**{t: tuple(meta.tables[t]) for t in KNOWLEDGE_TABLES})
     renderer = Renderer(knowledge)
     by_id: dict[str, Pattern] = {}
-    for root in roots:
-        seen: dict[str, str] = {}
-        for file in _pattern_files(root.path):
-            display = f"{root.display}/{file.relative_to(root.path).as_posix()}"
-            parsed = _read_yaml(file, display, problems)
-            if parsed is None:
-                continue
-            data, lines = parsed
-            pattern, found = validate(data, lines, display, file.stem, renderer, root.origin)
-            problems.extend(found)
-            if pattern is None:
-                continue
-            if pattern.id in seen:
-                problems.append(Problem(display, pattern.line, f"duplicate id {pattern.id!r} (also in {seen[pattern.id]})"))
-                continue
-            seen[pattern.id] = display
-            by_id[pattern.id] = pattern  # a later root overrides an earlier one
+    files = [(root, file, f"{root.display}/{file.relative_to(root.path).as_posix()}")
+             for root in roots for file in _pattern_files(root.path)]
+    docs = [(root, file, display, _read_yaml(file, display, problems)) for root, file, display in files]
+    # all regexes checked by polars in one call, not one call per pattern file
+    regexes.prime_polars(d[0].get("regex") for *_, d in docs if d is not None and isinstance(d[0], Mapping))
+    seen_by_root: dict[int, dict[str, str]] = {}
+    for root, file, display, parsed in docs:
+        seen = seen_by_root.setdefault(id(root), {})
+        if parsed is None:
+            continue
+        data, lines = parsed
+        pattern, found = validate(data, lines, display, file.stem, renderer, root.origin)
+        problems.extend(found)
+        if pattern is None:
+            continue
+        if pattern.id in seen:
+            problems.append(Problem(display, pattern.line, f"duplicate id {pattern.id!r} (also in {seen[pattern.id]})"))
+            continue
+        seen[pattern.id] = display
+        by_id[pattern.id] = pattern  # a later root overrides an earlier one
     patterns = _cross_check(by_id, meta, problems)
     return PatternLibrary(
         patterns=tuple(sorted(patterns, key=lambda p: p.id)),

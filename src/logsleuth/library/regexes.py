@@ -8,7 +8,7 @@ through `search`/`finditer` here with a timeout that turns into a warning, never
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -44,8 +44,29 @@ def python_error(rx: str) -> str | None:
     return None
 
 
+_POLARS_OK: set[str] = set()  # regexes polars is known to compile (see `prime_polars`)
+
+
+def prime_polars(rxs: Iterable[object]) -> None:
+    """Compile many regexes in one polars call (one call each costs about a millisecond: a
+    library of a few hundred patterns). When any is rejected nothing is recorded, and
+    `polars_error` checks each on its own as before."""
+    import polars as pl
+
+    todo = sorted({rx for rx in rxs if isinstance(rx, str)} - _POLARS_OK)  # non-strings: schema reports them
+    if not todo:
+        return
+    try:
+        pl.select([pl.lit("", pl.Utf8).str.contains(rx).alias(f"r{i}") for i, rx in enumerate(todo)])
+    except Exception:  # polars raises ComputeError; any failure means "check one by one"
+        return
+    _POLARS_OK.update(todo)
+
+
 def polars_error(rx: str) -> str | None:
     """Why polars (Rust `regex`) rejects `rx`, or None when it compiles."""
+    if rx in _POLARS_OK:
+        return None
     import polars as pl
 
     try:

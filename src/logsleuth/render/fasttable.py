@@ -36,7 +36,8 @@ def _table(title: str, columns: Columns) -> Table:
 def _print(console: Console, renderable: Any) -> str:
     console.file = io.StringIO()
     console.print(renderable)
-    return console.file.getvalue()  # type: ignore[attr-defined, no-any-return]
+    out: str = console.file.getvalue()
+    return out
 
 
 def _representatives(console: Console, columns: Columns, rows: Sequence[Sequence[str]]) -> list[list[str]]:

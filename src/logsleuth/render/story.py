@@ -71,6 +71,7 @@ class Story:
         for call_seq, res in self.result_of.items():
             self._call_of.setdefault(res["seq"], call_seq)
         self._stuck: list[Sentence] | None = None
+        self._established: list[facts.Cited] | None = None
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -335,7 +336,9 @@ class Story:
             if f.seq > s.seq and any(n == a.subject or n in (a.value or "") for n in specific):
                 return _v("did not hold", facts.first_lines(f.text, 1)[0], f.seq)
         things = [t for label, t in s.entities if label in ("CUDA_LIB", "GPU_ARCH", "FEATURE") and len(t) >= 4]
-        for fact in facts.established(self.result_of, self.an.actions, ()):
+        if self._established is None:  # the same for every claim: computed once
+            self._established = facts.established(self.result_of, self.an.actions, ())
+        for fact in self._established:
             low = fact.text.lower()
             if fact.seq > s.seq and any(n.lower().rstrip("s") in low for n in things):
                 return _v("tested", fact.text, fact.seq)
