@@ -245,6 +245,9 @@ class Redactor:
         # every value masked so far: a secret seen once in context (`mysql -pX`) is masked wherever
         # it shows up again without one (an action's bare value `X`)
         self._known: dict[str, str] = {}
+        # text -> (rules applied, kinds masked): transcripts repeat themselves (re-exported env
+        # vars, re-run commands), and the masking passes see every string twice
+        self._cache: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     @property
     def count(self) -> int:
@@ -255,14 +258,29 @@ class Redactor:
         """Per-kind counts, sorted by kind (labels as in the placeholders: `openai-key`)."""
         return {_label(k): v for k, v in sorted(self._counts.items())}
 
+    def learn(self, text: str) -> None:
+        """Run the rules over `text` (cached) so its secrets are known before any output is masked."""
+        if text and text not in self._cache:
+            self._cache[text] = self._apply_rules(text)
+
     def redact(self, text: str) -> str:
         if not text:
             return text
+        hit = self._cache.get(text)
+        if hit is None:
+            hit = self._cache[text] = self._apply_rules(text)
+        masked, kinds = hit
+        self._counts.update(kinds)
+        return self._mask_known(masked)
+
+    def _apply_rules(self, text: str) -> tuple[str, tuple[str, ...]]:
+        """The text with every rule's secrets masked, and the kinds masked (leftmost wins)."""
         cands = self._candidates(text)
         if not cands:
-            return text
+            return text, ()
         cands.sort()
         out: list[str] = []
+        kinds: list[str] = []
         pos = 0
         for start, _, end, kind in cands:
             if start < pos:  # overlaps a secret already taken (leftmost wins, then rule order)
@@ -272,10 +290,18 @@ class Redactor:
                 self._known.setdefault(value, kind)
             out.append(text[pos:start])
             out.append(_placeholder(kind))
+            kinds.append(kind)
             pos = end
-            self._counts[kind] += 1
         out.append(text[pos:])
-        return "".join(out)
+        return "".join(out), tuple(kinds)
+
+    def _mask_known(self, text: str) -> str:
+        """Mask values learned anywhere (`mysql -pX` taught X) wherever they reappear without context."""
+        for value, kind in self._known.items():
+            if value in text:  # no word boundaries: `mysql -pSECRET` glues the value to its flag
+                self._counts[kind] += text.count(value)
+                text = text.replace(value, _placeholder(kind))
+        return text
 
     def _candidates(self, text: str) -> list[_Cand]:
         lower: str | None = None
@@ -294,12 +320,6 @@ class Redactor:
                 cand = self._candidate(text, idx, c, m)
                 if cand is not None:
                     cands.append(cand)
-        for value, kind in self._known.items():
-            start = text.find(value)
-            while start >= 0:
-                # no word boundaries: `mysql -pSECRET` glues the value to its flag
-                cands.append((start, len(self._rules), start + len(value), kind))
-                start = text.find(value, start + len(value))
         return cands
 
     def _candidate(self, text: str, idx: int, c: _Compiled, m: Any) -> _Cand | None:
