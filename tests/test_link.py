@@ -219,3 +219,36 @@ def test_a_burst_of_failures_without_a_change_between_is_one_incident(recipe_stu
     ]
     g = link(ev, findings, [])
     assert [e.category for e in g.episodes] == ["missing_shared_library", "nvcc_not_found"]
+
+
+def test_to_networkx_carries_nodes_relations_and_catch22(recipe_stub: None) -> None:
+    from logsleuth.link import to_networkx
+
+    ev, findings, acts = seed_like()
+    g = link(ev, findings, acts)  # type: ignore[arg-type]
+    d = to_networkx(g)
+    assert set(d.nodes) == {n.id for n in g.nodes}
+    assert d.nodes["f5"]["category"] == "ptxas_unsupported_ptx_version"
+    assert d.edges["f4", "f5"]["relation"] == "catch22" and d.edges["f5", "f4"]["relation"] == "catch22"
+    assert {d.edges[e]["relation"] for e in d.edges} >= {"attempted", "resolved", "revealed", "succeeded"}
+    assert d.graph["outcome"] == "worked around"
+
+
+def test_a_three_way_cycle_on_one_subject_is_a_catch22(recipe_stub: None) -> None:
+    results = {r: r - 1 for r in (2, 4, 6, 8)}
+    ev = events(9, results)
+    findings = [
+        finding(2, "cuda_toolkit_header_mismatch"),
+        finding(4, "ptxas_unsupported_ptx_version"),
+        finding(6, "undefined_symbol_abi_mismatch"),
+        finding(8, "cuda_toolkit_header_mismatch"),
+    ]
+    acts = [
+        action(3, ActionKind.PIN, "nvidia-cuda-nvcc", "<13.1", resolved="13.0.88"),
+        action(5, ActionKind.PIN, "nvidia-cuda-nvcc", "<13.0", resolved="12.9.86"),
+        action(7, ActionKind.UPGRADE, "nvidia-cuda-nvcc", None, resolved="13.2.78"),
+    ]
+    g = link(ev, findings, acts)  # type: ignore[arg-type]
+    assert [(c.episodes, c.subject, c.alternated) for c in g.catch22] == [
+        (("f1", "f2", "f3"), "nvidia-cuda-nvcc", True)
+    ]

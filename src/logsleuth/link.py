@@ -12,9 +12,11 @@ The rules are ARCHITECTURE.md's ("Linking"), made concrete:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -362,31 +364,28 @@ def _catch22(
     found: list[Catch22] = []
     order = [ep for _, ep in occurrences]
     compressed = [e for i, e in enumerate(order) if i == 0 or order[i - 1] != e]
-    transitions: dict[tuple[str, str], list[int]] = defaultdict(list)
-    for i in range(len(compressed) - 1):
-        transitions[(compressed[i], compressed[i + 1])].append(i)
     by_id = {ep.id: ep for ep in episodes}
     done: set[frozenset[str]] = set()
-    # (i) the session really went back and forth, moving the same subject
-    for (a_id, b_id) in sorted(transitions):
-        if (b_id, a_id) not in transitions or frozenset((a_id, b_id)) in done:
+    # (i) the session really went round: a cycle in the graph of which failure followed which
+    # (A -> B -> A, or longer), with the attempts of every episode on it moving one same subject
+    moved = PACKAGE_KINDS | {ActionKind.ENV_SET}
+    for cycle in _transition_cycles(compressed):
+        subjects = [{x.subject for x in attempts.get(e, []) if x.kind in moved} for e in cycle]
+        common = sorted(set.intersection(*subjects))
+        if not common or frozenset(cycle) in done:
             continue
-        subj_a = {x.subject for x in attempts.get(a_id, []) if x.kind in PACKAGE_KINDS | {ActionKind.ENV_SET}}
-        subj_b = {x.subject for x in attempts.get(b_id, []) if x.kind in PACKAGE_KINDS | {ActionKind.ENV_SET}}
-        common = sorted(subj_a & subj_b)
-        if not common:
-            continue
-        moves = [x for x in fixes if x.subject == common[0] and x.seq > by_id[a_id].occurrences[0]]
+        first = min(by_id[e].occurrences[0] for e in cycle)
+        moves = [x for x in fixes if x.subject == common[0] and x.seq > first]
         found.append(
             Catch22(
-                episodes=(a_id, b_id),
+                episodes=tuple(cycle),
                 subject=common[0],
                 values=tuple(dict.fromkeys(v for v in (_package_value(m) for m in moves) if v)),
                 alternated=True,
                 moves=tuple(m.seq for m in moves),
             )
         )
-        done.add(frozenset((a_id, b_id)))
+        done.add(frozenset(cycle))
     # (ii) a move of a package cured A and revealed B, the way back is known to bring A back, and
     # nothing but a pivot gets past B: each known move of the subject leads to a known failure
     pivot_ids = {id(p) for p in pivots}
@@ -423,6 +422,38 @@ def _catch22(
         )
         done.add(frozenset((a_id, b_id)))
     return tuple(found)
+
+
+def _transition_cycles(compressed: Sequence[str], longest: int = 3) -> list[list[str]]:
+    """Cycles of the episode transition graph, each starting at its earliest episode, in order."""
+    import networkx as nx
+
+    t = nx.DiGraph()
+    t.add_edges_from(itertools.pairwise(compressed))
+    rank = {e: i for i, e in reversed(list(enumerate(compressed)))}
+    cycles = []
+    for cycle in nx.simple_cycles(t, length_bound=longest):
+        if len(cycle) < 2:
+            continue
+        start = min(range(len(cycle)), key=lambda i: rank[cycle[i]])
+        cycles.append(cycle[start:] + cycle[:start])
+    return sorted(cycles, key=lambda c: (len(c), [rank[e] for e in c]))
+
+
+def to_networkx(g: CausalGraph) -> Any:
+    """The causal graph as a networkx DiGraph: node attributes as in `graph --output-format json`,
+    edge attribute `relation`; catch-22 pairs are `catch22` edges both ways."""
+    import networkx as nx
+
+    d = nx.DiGraph(session=g.session, outcome=g.outcome.value)
+    for n in g.nodes:
+        d.add_node(n.id, **{k: v for k, v in n.to_dict().items() if k != "id"})
+    for e in g.edges:
+        d.add_edge(e.source, e.target, relation=e.relation.value)
+    for c in g.catch22:
+        for a, b in zip(c.episodes, (*c.episodes[1:], c.episodes[0]), strict=True):
+            d.add_edge(a, b, relation="catch22")
+    return d
 
 
 def _outcome(
