@@ -185,3 +185,10 @@ def test_cli_analyze_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert {n["type"] for n in doc["nodes"]} == {"failure", "action", "success"}
     assert all({"id", "type", "seq", "label"} <= set(n) for n in doc["nodes"])
     assert {e["relation"] for e in doc["edges"]} >= {"attempted", "resolved", "revealed", "succeeded"}
+
+
+def test_a_folder_is_told_through_its_transcript_not_its_log() -> None:
+    an = analyze("sample_logs/sglang-sm120", with_reasoning=False)
+    assert an.transcript.report.format == "folder" and len(an.transcript.report.parts) == 4
+    assert set(an.events["role"].to_list()) != {"log"}
+    assert an.graph.catch22 and an.graph.outcome.value == "worked around"

@@ -53,11 +53,16 @@ def load_library(pattern_dirs: Sequence[str] = ()) -> PatternLibrary:
 
 
 def main_session(t: Transcript) -> str:
-    """The session a single-session report is about: the one with the most events (first on ties)."""
+    """The session a single-session report is about: a transcript before a plain log (a folder
+    holding both tells its story through the transcript), then the most events, then the first."""
+    import polars as pl
+
     if not t.events.height:
         return ""
-    counts = t.events.group_by("session", maintain_order=True).len()
-    best = counts.sort("len", descending=True, maintain_order=True)
+    counts = t.events.group_by("session", maintain_order=True).agg(
+        pl.len().alias("n"), (pl.col("role") != "log").any().alias("transcript")
+    )
+    best = counts.sort(["transcript", "n"], descending=True, maintain_order=True)
     return str(best["session"][0])
 
 
