@@ -24,21 +24,17 @@ from logsleuth.ingest.base import (
     EventSink,
     Probe,
     ReaderSpec,
-    ReportBuilder,
-    session_from_path,
-    transcript,
 )
 from logsleuth.ingest.jsonscan import (
     LineLedger,
     as_str,
     compact_json,
-    count_lines,
-    decode_text,
     exit_code_in,
     first_element,
     first_record,
     iter_jsonl,
     looks_like_jsonl,
+    read_json_or_jsonl,
     scan_document,
     str_or,
 )
@@ -85,7 +81,8 @@ def _is_gemini_record(rec: dict[str, Any]) -> bool:
 
 
 def _is_message(rec: dict[str, Any]) -> bool:
-    return isinstance(rec.get("id"), str) and rec.get("type") in MESSAGE_TYPES and "content" in rec
+    kind = rec.get("type")
+    return isinstance(rec.get("id"), str) and isinstance(kind, str) and kind in MESSAGE_TYPES and "content" in rec
 
 
 def _is_logs_entry(rec: dict[str, Any]) -> bool:
@@ -101,19 +98,7 @@ def _is_content(rec: dict[str, Any]) -> bool:
 
 
 def read(probe: Probe) -> Transcript:
-    with probe.open() as f:
-        raw = f.read()
-    report = ReportBuilder(probe.display, FORMAT)
-    sink = EventSink(session_from_path(probe.display), probe.display)
-    text, bad_lines = decode_text(raw)
-    if _is_jsonl(text):
-        ledger = LineLedger()
-        _read_jsonl(raw, sink, ledger)
-    else:
-        ledger = LineLedger(count_lines(text))
-        _read_document(text, bad_lines, sink, ledger)
-    ledger.apply(report)
-    return transcript(sink, report)
+    return read_json_or_jsonl(probe, FORMAT, _is_jsonl, _read_jsonl, _read_document)
 
 
 def _is_jsonl(text: str) -> bool:

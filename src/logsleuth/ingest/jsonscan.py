@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 import orjson
 
-from logsleuth.ingest.base import ReportBuilder, iter_lines
+from logsleuth.ingest.base import EventSink, Probe, ReportBuilder, iter_lines, session_from_path, transcript
+from logsleuth.model import Transcript
 
 MAX_RECORD_BYTES = 16 * 1024 * 1024  # a JSONL record larger than this is skipped as a runaway line
 _WS = re.compile(r"[ \t\n\r]*")
@@ -382,3 +383,26 @@ def looks_like_jsonl(text: str, single: Any = None) -> bool:
     if len(lines) > 1:
         return len(parsed) >= max(1, min(2, len(lines) - 1))
     return bool(parsed) and single is not None and bool(single(parsed[0]))
+
+
+def read_json_or_jsonl(
+    probe: Probe,
+    fmt: str,
+    is_jsonl: Callable[[str], bool],
+    read_lines: Callable[[bytes, EventSink, LineLedger], None],
+    read_document: Callable[[str, list[int], EventSink, LineLedger], None],
+) -> Transcript:
+    """The shared frame of the readers whose files are either one JSON document or JSONL."""
+    with probe.open() as f:
+        raw = f.read()
+    report = ReportBuilder(probe.display, fmt)
+    sink = EventSink(session_from_path(probe.display), probe.display)
+    text, bad_lines = decode_text(raw)
+    if is_jsonl(text):
+        ledger = LineLedger()
+        read_lines(raw, sink, ledger)
+    else:
+        ledger = LineLedger(count_lines(text))
+        read_document(text, bad_lines, sink, ledger)
+    ledger.apply(report)
+    return transcript(sink, report)

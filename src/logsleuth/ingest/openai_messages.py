@@ -17,18 +17,17 @@ from typing import Any
 
 import orjson
 
-from logsleuth.ingest.base import EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path, transcript
+from logsleuth.ingest.base import EventSink, Probe, ReaderSpec
 from logsleuth.ingest.jsonscan import (
     LineLedger,
     as_str,
     compact_json,
-    count_lines,
-    decode_text,
     exit_code_in,
     first_element,
     first_record,
     iter_jsonl,
     looks_like_jsonl,
+    read_json_or_jsonl,
     scan_document,
     str_or,
 )
@@ -92,20 +91,10 @@ def _foreign(members: dict[str, Any]) -> bool:
 
 
 def read(probe: Probe) -> Transcript:
-    with probe.open() as f:
-        raw = f.read()
-    report = ReportBuilder(probe.display, FORMAT)
-    base = session_from_path(probe.display)
-    sink = EventSink(base, probe.display)
-    text, bad_lines = decode_text(raw)
-    if _is_jsonl(text):
-        ledger = LineLedger()
-        _read_jsonl(raw, base, sink, ledger)
-    else:
-        ledger = LineLedger(count_lines(text))
-        _read_document(text, bad_lines, sink, ledger)
-    ledger.apply(report)
-    return transcript(sink, report)
+    def lines(raw: bytes, sink: EventSink, ledger: LineLedger) -> None:
+        _read_jsonl(raw, sink.session, sink, ledger)
+
+    return read_json_or_jsonl(probe, FORMAT, _is_jsonl, lines, _read_document)
 
 
 def _is_jsonl(text: str) -> bool:
