@@ -38,7 +38,11 @@ class _Masker:
         if key in self.memo:
             return self.memo[key]
         out: Any
-        if isinstance(obj, pl.DataFrame):
+        if isinstance(obj, pl.DataFrame) and self.fn == self._learn:
+            for text in obj["text"] if "text" in obj.columns else ():
+                self._learn(text or "")  # learning reads; it need not build a copy of the frame
+            out = obj
+        elif isinstance(obj, pl.DataFrame):
             out = obj.with_columns(
                 pl.col("text").map_elements(self.fn, return_dtype=pl.Utf8) if "text" in obj.columns else []
             )

@@ -140,14 +140,10 @@ def render_html(an: Analysis, *, redact: bool = True, redact_hosts: bool = False
     an, masked = prepared(an, redact, redact_hosts)
     ctx, n = _redacted(build_context(an), redact, redact_hosts)
     ctx["redactions"] = masked + n
-    svg = chain_svg(an.graph, an.category_title)
-    if redact:
-        from logsleuth.redact import Redactor
-
-        svg = Redactor(hosts=redact_hosts).redact(svg)
     from markupsafe import Markup
 
-    ctx["svg"] = Markup(svg)  # built from escaped text in svg.py
+    # built from the (already masked) graph, with every label escaped in svg.py
+    ctx["svg"] = Markup(chain_svg(an.graph, an.category_title))
     return str(_env().get_template("postmortem.html.j2").render(**ctx))
 
 
