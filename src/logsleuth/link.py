@@ -12,6 +12,7 @@ The rules are ARCHITECTURE.md's ("Linking"), made concrete:
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections import defaultdict
@@ -76,6 +77,7 @@ def link(
             failed_actions.add(id(a))
     starting = _first_launch_flags(actions)
     fixes = _changes([a for a in actions if a.kind.is_fix and id(a) not in failed_actions and id(a) not in starting])
+    fix_seqs = [a.seq for a in fixes]  # ascending: actions are sorted by seq
     log_seqs = set(events.filter(pl.col("role") == "log")["seq"].to_list()) if events.height else set()
     main = _incidents(main, fixes, findings, log_seqs)
     episodes = _episodes(main)
@@ -97,7 +99,7 @@ def link(
     for i, (seq, ep_id) in enumerate(occurrences):
         nxt = occurrences[i + 1] if i + 1 < len(occurrences) else None
         stop = nxt[0] if nxt else end
-        window = [a for a in fixes if seq < a.seq < stop]
+        window = _between(fixes, fix_seqs, seq, stop)
         if _last_episode(chain) != ep_id:  # a run of did-not-fix attempts stays one step of the story
             chain.append(ep_id)
         seen_first.add(ep_id)
@@ -121,7 +123,7 @@ def link(
             rel = Relation.REVEALED if nxt_id not in seen_first else Relation.RECURRED
             builder.edge(aid, nxt_id, rel)
     if first_success is not None:
-        tail = [a for a in fixes if (last_failure < a.seq < first_success.seq)]
+        tail = _between(fixes, fix_seqs, last_failure, first_success.seq)
         for a in tail:
             aid = builder.action(a)
             if occurrences:
@@ -189,6 +191,16 @@ def _changes(fixes: Sequence[Action]) -> list[Action]:
             seen.add(key)
         out.append(a)
     return out
+
+
+def _between(items: Sequence[Action], seqs: Sequence[int], lo: int, hi: int) -> list[Action]:
+    """The items (sorted by seq, `seqs` their seqs) strictly between lo and hi: bisect, not a scan,
+    since this runs once per failure occurrence of sessions with thousands of attempts."""
+    return list(items[bisect.bisect_right(seqs, lo) : bisect.bisect_left(seqs, hi)])
+
+
+def _any_between(seqs: Sequence[int], lo: int, hi: int) -> bool:
+    return bisect.bisect_right(seqs, lo) < bisect.bisect_left(seqs, hi)
 
 
 def _last_episode(chain: list[str]) -> str | None:
@@ -276,7 +288,7 @@ def _incidents(
     """One finding per burst of log failures: a server log prints the wrapper, the cause and the
     traceback as separate records, which are one failure. A burst ends at a fix, a success, or a
     stretch of ordinary records. (A transcript's tool result is already one event.)"""
-    fix_seqs = sorted(a.seq for a in fixes)
+    fix_seqs = [a.seq for a in fixes]
     ok_seqs = sorted(f.seq for f in findings if f.severity.value == "success")
     out: list[Finding] = []
     burst: list[Finding] = []
@@ -293,7 +305,7 @@ def _incidents(
             continue
         if burst:
             prev = burst[-1].seq
-            between = any(prev < s < f.seq for s in fix_seqs) or any(prev < s < f.seq for s in ok_seqs)
+            between = _any_between(fix_seqs, prev, f.seq) or _any_between(ok_seqs, prev, f.seq)
             far = f.seq in log_seqs and f.seq - prev > LOG_GAP
             if between or far:
                 close()
