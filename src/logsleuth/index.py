@@ -5,6 +5,7 @@ or `--db DIR`):
 
     files.parquet                  the manifest (MANIFEST_SCHEMA): one row per indexed input
     findings/part-<hash>.parquet   one part per input (all its sessions), FINDING_SCHEMA
+    findings.parquet               all listed parts in one file, for search (index_compact.py)
     .lock                          flock'd for the whole of an `index` run
 
 The manifest is the commit point: parts are written to a temporary name and renamed into place
@@ -12,7 +13,8 @@ first, the manifest is replaced (temp file + fsync + os.replace) after them, and
 trust the parts it lists. A part's name hashes the input's path, content, the pattern library and
 the index version, so a changed input gets a new part and an old manifest never points at new
 data. A run killed at any point leaves the previous (or an intermediate) committed state; parts
-nobody lists are deleted by the next run.
+nobody lists are deleted by the next run. The compact findings.parquet is written after the
+last commit of a run and is read only when it records the exact parts the manifest lists.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from logsleuth import index_compact
 from logsleuth.errors import InputError, Location
+from logsleuth.index_compact import write_atomic as _write_atomic
 
 if TYPE_CHECKING:
     from logsleuth.index_rows import FileResult
@@ -202,51 +206,51 @@ def read_manifest(db: Path) -> pl.DataFrame:
     )
 
 
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _write_atomic(frame: pl.DataFrame, dest: Path) -> None:
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-    frame.write_parquet(tmp, compression="zstd", statistics=True)
-    with open(tmp, "rb+") as f:
-        os.fsync(f.fileno())
-    os.replace(tmp, dest)
-    _fsync_dir(dest.parent)
-
-
-def scan(db: Path, columns: Sequence[str] | None = None) -> pl.LazyFrame:
-    """The committed findings of an index (only the parts its manifest lists), lazily."""
-    db = Path(db)
+def _listed_parts(db: Path) -> list[str]:
     if not (db / MANIFEST).exists():
         raise InputError(
             "no index here", Location(str(db)), "build one with `logsleuth index PATH…` (or search files with --in)"
         )
-    manifest = read_manifest(db)
-    parts = sorted(str(db / p) for p in manifest["part"].drop_nulls().to_list())
-    frame = empty_findings().lazy() if not parts else pl.scan_parquet(parts)
+    return sorted(read_manifest(db)["part"].drop_nulls().to_list())
+
+
+def scan(db: Path, columns: Sequence[str] | None = None) -> pl.LazyFrame:
+    """The committed findings of an index (only the parts its manifest lists), lazily: the
+    compact findings.parquet when it holds exactly those parts, else the parts themselves."""
+    db = Path(db)
+    frame, _ = _committed(db, _listed_parts(db))
     return frame.select(list(columns)) if columns else frame
 
 
+def _committed(db: Path, parts: list[str]) -> tuple[pl.LazyFrame, bool]:
+    """(the findings of `parts`, read from the compact file?)"""
+    frame = index_compact.scan_valid(db, parts)
+    if frame is not None:
+        return frame, True
+    return (empty_findings().lazy() if not parts else pl.scan_parquet([str(db / p) for p in parts])), False
+
+
 def load(db: Path, columns: Sequence[str] | None = None, predicate: pl.Expr | None = None) -> pl.DataFrame:
-    """Collect committed findings; retried when a concurrent run replaced a part under our feet."""
+    """Collect committed findings; retried when a concurrent run replaced a file under our feet."""
+    db = Path(db)
     last: Exception | None = None
     for _ in range(3):
         try:
-            lf = scan(db)
+            parts = _listed_parts(db)
+            lf, compact = _committed(db, parts)
             if predicate is not None:
                 lf = lf.filter(predicate)
             if columns:
                 lf = lf.select(list(columns))
-            return lf.collect()
+            if not compact:
+                return lf.collect()
+            frame = index_compact.collect_valid(db, parts, lf)
+            if frame is not None:
+                return frame
+            last = RuntimeError("the compact findings file was replaced while reading it")
         except (FileNotFoundError, pl.exceptions.ComputeError) as exc:
             last = exc
-            time.sleep(0.05)
+        time.sleep(0.05)
     raise InputError(f"index changed while reading it: {last}", Location(str(db)), "retry")
 
 
@@ -383,7 +387,8 @@ class _Builder:
         if self.since_commit >= every or time.monotonic() - self.last_commit >= COMMIT_EVERY_SECONDS:
             self.commit()
 
-    def commit(self) -> None:
+    def commit(self, final: bool = False) -> None:
+        """Write the manifest when it changed; at the end of the run also the compact file."""
         if self.dirty:
             rows = [self.rows[k] for k in sorted(self.rows)]
             frame = pl.DataFrame(rows, schema=MANIFEST_SCHEMA) if rows else pl.DataFrame(schema=MANIFEST_SCHEMA)
@@ -392,6 +397,9 @@ class _Builder:
         self.last_commit = time.monotonic()
         self.since_commit = 0
         self.collect_garbage()
+        if final:  # after the manifest: a run killed in between leaves no compact file that matches
+            parts = [r["part"] for r in self.rows.values() if r["part"]]
+            index_compact.write_compact(self.db, parts, FINDING_SCHEMA)
 
     def collect_garbage(self) -> None:
         """Delete parts the committed manifest does not list and temp files of killed runs."""
@@ -405,6 +413,7 @@ class _Builder:
         for p in self.db.glob(f".{MANIFEST}.*.tmp"):
             with contextlib.suppress(FileNotFoundError):
                 p.unlink()
+        index_compact.remove_temp_files(self.db)
 
 
 def build(
@@ -473,7 +482,7 @@ def build(
             b.maybe_commit()
             if progress is not None:
                 progress(Progress(done, len(ordered), source))
-        b.commit()
+        b.commit(final=True)
         summary.total_files = len(b.rows)
         summary.total_findings = sum(int(r["findings"] or 0) for r in b.rows.values())
     summary.errors.sort()

@@ -270,8 +270,9 @@ class Redactor:
         if hit is None:
             hit = self._cache[text] = self._apply_rules(text)
         masked, kinds = hit
-        self._counts.update(kinds)
-        return self._mask_known(masked)
+        if kinds:
+            self._counts.update(kinds)
+        return self._mask_known(masked) if self._known else masked
 
     def _apply_rules(self, text: str) -> tuple[str, tuple[str, ...]]:
         """The text with every rule's secrets masked, and the kinds masked (leftmost wins)."""
@@ -302,6 +303,16 @@ class Redactor:
                 self._counts[kind] += text.count(value)
                 text = text.replace(value, _placeholder(kind))
         return text
+
+    def maybe_secret(self, texts: Any, rules: bool = True, known: bool = True) -> Any:
+        """Per text of a polars Series (numpy bools): whether a rule could match it (`rules`) or
+        it holds a value learned so far (`known`). False for both means `redact` returns it
+        unchanged and `learn` learns nothing from it: a whole events table needs one vectorised
+        pass, not a Python loop."""
+        from logsleuth.redact_scan import maybe_secret
+
+        which = tuple((c.rule.pattern, c.rule.flags) for c in self._rules) if rules else ()
+        return maybe_secret(which, sorted(self._known) if known else (), texts)
 
     def _candidates(self, text: str) -> list[_Cand]:
         lower: str | None = None

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from logsleuth.errors import UsageError
+from logsleuth.errors import InputError, Location, UsageError
 
 if TYPE_CHECKING:
     from logsleuth.library import PatternLibrary
@@ -34,10 +34,15 @@ DEFAULT_LIMIT = 10
 COMMAND_WIDTH = 100  # commands are shortened to this in the table (JSON keeps them whole)
 MIN_TEXT_SCORE = 0.25  # full-text hits: IDF-weighted share of the query terms, times coverage
 FAILURE_SEVERITIES = ("fatal", "error", "warning")
-COLUMNS = (
+# What ranking reads; the resolution columns (nested lists: most of a read's decoding time) are
+# read afterwards for the hits alone, by KEY (unique per finding).
+RANK_COLUMNS = (
     "session", "source", "line", "seq", "ts", "pattern", "category", "severity", "priority", "fingerprint",
-    "captures", "text", "success", "resolved_by", "held", "attempts", "catch22", "outcome",
+    "captures", "text",
 )  # fmt: skip
+RESOLUTION_COLUMNS = ("success", "resolved_by", "held", "attempts", "catch22", "outcome")
+COLUMNS = RANK_COLUMNS + RESOLUTION_COLUMNS
+KEY = ("session", "source", "seq", "pattern", "fingerprint")
 # Weights of the reported score; the order itself is lexicographic (see the module docstring).
 W_PATTERN, W_FP, W_CAPTURES, W_TEXT = 0.4, 0.3, 0.2, 0.1
 _TERM = re.compile(r"[\w][\w.+/-]*")
@@ -69,17 +74,6 @@ class Query:
         return out
 
 
-def _query_events(text: str, tool_result: bool) -> pl.DataFrame:
-    from logsleuth.model import EVENT_SCHEMA
-
-    row = {
-        "session": "query", "source": "query", "line": 1, "seq": 0, "ts": None,
-        "role": "tool" if tool_result else "log", "kind": "tool_result" if tool_result else "log",
-        "tool": None, "call_id": None, "text": text, "is_error": True if tool_result else None, "exit_code": None,
-    }  # fmt: skip
-    return pl.DataFrame([row], schema=EVENT_SCHEMA)
-
-
 def _pick(findings: Sequence[Finding], primary: Finding | None) -> Finding | None:
     if primary is not None:
         return primary
@@ -90,8 +84,6 @@ def _pick(findings: Sequence[Finding], primary: Finding | None) -> Finding | Non
 
 def classify_query(text: str, lib: PatternLibrary) -> Query:
     """The query as a finding: its pattern, captures and fingerprint (pattern None: unclassified)."""
-    from logsleuth.classify import classify
-
     text = text.strip()
     if not text:
         raise UsageError("empty query", hint="paste the error text, or give a pattern id")
@@ -100,11 +92,83 @@ def classify_query(text: str, lib: PatternLibrary) -> Query:
         return Query(text, p.id, p.category, by_id=True)
     # as a log line first; then as a failed tool's output (patterns scoped to tool results)
     for as_result in (False, True):
-        result = classify(_query_events(text, as_result), lib)
-        f = _pick(result.findings, result.primary)
+        findings = _query_findings(text, lib, as_result)
+        from logsleuth.classify import primary_of
+
+        f = _pick(findings, primary_of(findings))
         if f is not None:
             return Query(text, f.pattern, f.category, dict(f.captures), f.fingerprint)
     return Query(text, None)
+
+
+def _query_findings(text: str, lib: PatternLibrary, tool_result: bool) -> list[Finding]:
+    """classify.classify of the query as one event, in plain Python: the same findings (stage 1's
+    literals, the scope rules, the regexes, fingerprints, suppression), without the polars
+    round trips, explanations and residue a whole classify costs (~15 ms against ~0.1 ms).
+    tests/test_search.py checks it against classify.classify on every example of the library."""
+    from logsleuth.classify import MAX_MATCHES_PER_EVENT, fingerprint
+    from logsleuth.library import regexes
+    from logsleuth.library.pattern import DEFAULT_KINDS
+    from logsleuth.model import Finding
+
+    kind = "tool_result" if tool_result else "log"
+    out: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    cancelled: set[str] = set()  # categories a matching pattern declares routine on this event
+    for p in lib.patterns:
+        if not any(lit in text for lit in p.prefilter):
+            continue
+        kinds = DEFAULT_KINDS if p.scope.kinds is None else p.scope.kinds
+        if kind not in kinds or (p.scope.is_error is not None and p.scope.is_error != tool_result):
+            continue
+        # no tool call goes with the query: a command scope sees the empty command
+        if p.scope.command is not None and not _matches(p.scope.command, ""):
+            continue
+        try:
+            matches = [m for _, m in zip(range(MAX_MATCHES_PER_EVENT), regexes.finditer(p.regex, text), strict=False)]
+        except regexes.RegexTimeout:
+            continue  # classify skips the event for this pattern too (with a warning)
+        for m in matches:
+            if m.end() <= m.start():
+                continue
+            captures = _captures(p.regex, m, p.portable, set(p.groups))
+            fp = fingerprint(p.id, captures, p.fingerprint)
+            if (p.id, fp) in seen:
+                continue
+            seen.add((p.id, fp))
+            cancelled.update(p.suppresses)
+            line = 1 + (text.count("\n", 0, m.start()) if kind == "log" else 0)
+            out.append(Finding(
+                pattern=p.id, category=p.category, severity=p.severity, priority=p.priority, session="query",
+                seq=0, source="query", line=line, text=m.group(0), captures=dict(sorted(captures.items())),
+                fingerprint=fp, explanation="", fixes=(), ts=None,
+            ))  # fmt: skip
+    out = [f for f in out if f.category not in cancelled]
+    return sorted(out, key=lambda f: (-f.priority, f.pattern, f.line, f.fingerprint))
+
+
+def _matches(rx: str, text: str) -> bool:
+    from logsleuth.library import regexes
+
+    try:
+        return regexes.search(rx, text) is not None
+    except regexes.RegexTimeout:
+        return False
+
+
+def _captures(rx: str, m: Any, portable: bool, named: set[str]) -> dict[str, str]:
+    """As classify: a portable regex's captures come from re-running it on the matched text,
+    falling back to the match in context when the regex needs that context."""
+    from logsleuth.library import regexes
+
+    if portable:
+        try:
+            again = regexes.search(rx, m.group(0))
+        except regexes.RegexTimeout:
+            again = None
+        if again is not None:
+            return {k: v for k, v in regexes.captures_of(again).items() if k in named}
+    return regexes.captures_of(m)
 
 
 def parse_since(value: str | None) -> datetime | None:
@@ -231,11 +295,27 @@ def search(
     errors: list[str] = []
     if files:
         frame, errors = index_rows.analyse_files(files, lib)
-        rows = frame.filter(pred).select(COLUMNS)
-    else:
-        rows = index.load(db if db is not None else index.default_dir(), COLUMNS, pred)
-    hits = _rank(q, rows, limit)
-    return SearchResult(q, hits, tuple(errors))
+        best = _rank(q, frame.filter(pred).select(COLUMNS), limit)
+        return SearchResult(q, _hits(best), tuple(errors))
+    where = db if db is not None else index.default_dir()
+    if q.pattern is not None:  # one pattern's rows: row groups already decoded, read it all at once
+        return SearchResult(q, _hits(_rank(q, index.load(where, COLUMNS, pred), limit)))
+    for _ in range(3):  # full text: rank over every failure's text, then fetch the hits' resolutions
+        best = _rank(q, index.load(where, RANK_COLUMNS, pred), limit)
+        if not best.height:
+            return SearchResult(q, ())
+        keys = best.select(KEY)
+        # row-group statistics on pattern: only the groups of the hits are decoded (a list, not a
+        # Series: polars prunes row groups with the former only)
+        narrow = pl.col("pattern").is_in(sorted(set(keys["pattern"]))) & pl.col("session").is_in(
+            sorted(set(keys["session"]))
+        )
+        extra = index.load(where, [*KEY, *RESOLUTION_COLUMNS], narrow)
+        joined = best.join(extra, on=list(KEY), how="inner", maintain_order="left")
+        if joined.height == best.height:
+            return SearchResult(q, _hits(joined))
+        # a concurrent `index` run committed between the two reads: read the new state again
+    raise InputError("index changed while reading it", Location(str(where)), "retry")
 
 
 def _predicate(q: Query, category: str | None, since: datetime | None) -> pl.Expr:
@@ -254,13 +334,17 @@ def _predicate(q: Query, category: str | None, since: datetime | None) -> pl.Exp
 
 
 def _text_scores(query: str, texts: list[str]) -> list[float]:
-    """rapidfuzz token_set_ratio of the query against each text, 0-1, in one vectorised call."""
+    """rapidfuzz token_set_ratio of the query against each text, 0-1.
+
+    A plain loop, not `process.cdist`: cdist returns a numpy array, and importing numpy costs a
+    CLI search more (~35 ms) than the loop over a pattern's few hundred findings."""
     if not texts:
         return []
-    from rapidfuzz import fuzz, process, utils
+    from rapidfuzz import fuzz, utils
 
-    matrix = process.cdist([query], texts, scorer=fuzz.token_set_ratio, processor=utils.default_process, workers=1)
-    return [float(x) / 100 for x in matrix[0]]
+    q = utils.default_process(query)
+    ratio = fuzz.token_set_ratio
+    return [ratio(q, utils.default_process(t)) / 100 for t in texts]
 
 
 def query_terms(text: str) -> list[str]:
@@ -276,8 +360,8 @@ def _overlap_scores(terms: Sequence[str], rows: pl.DataFrame) -> pl.Series:
     """
     if not terms or not rows.height:
         return pl.Series("text_sim", [0.0] * rows.height, pl.Float64)
-    low = pl.col("text").fill_null("").str.to_lowercase()
-    present = rows.select([low.str.contains(t, literal=True).alias(f"t{i}") for i, t in enumerate(terms)])
+    low = rows.get_column("text").fill_null("").str.to_lowercase()  # once, not once per term
+    present = pl.DataFrame([low.str.contains(t, literal=True).alias(f"t{i}") for i, t in enumerate(terms)])
     n = rows.height
     df = present.sum().row(0)
     weights = [math.log(1 + n / (1 + d)) if d else 0.0 for d in df]
@@ -290,9 +374,10 @@ def _overlap_scores(terms: Sequence[str], rows: pl.DataFrame) -> pl.Series:
     return score.alias("text_sim")
 
 
-def _rank(q: Query, rows: pl.DataFrame, limit: int) -> tuple[Hit, ...]:
+def _rank(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
+    """The best `limit` hits, in order: one row per (session, source, pattern, fingerprint)."""
     if not rows.height:
-        return ()
+        return rows.with_columns(score=pl.lit(0.0), occurrences=pl.lit(0, pl.UInt32))
     if q.pattern is None:
         text_sim = _overlap_scores(query_terms(q.text), rows)
     else:
@@ -327,9 +412,12 @@ def _rank(q: Query, rows: pl.DataFrame, limit: int) -> tuple[Hit, ...]:
     )
     order = ["fp_eq", "cap_sim", "text_sim", "ts", "session", "source", "line", "seq"]
     desc = [True, True, True, True, False, False, False, False]
-    best = best.sort(order, descending=desc, nulls_last=True)
+    return best.sort(order, descending=desc, nulls_last=True).head(limit)
+
+
+def _hits(best: pl.DataFrame) -> tuple[Hit, ...]:
     hits = []
-    for r in best.head(limit).iter_rows(named=True):
+    for r in best.iter_rows(named=True):
         hits.append(
             Hit(
                 session=r["session"],

@@ -3,13 +3,23 @@
 Roots, in order of precedence (a later root overrides an earlier one by pattern id):
 the built-in `patterns/` (repo checkout, or `logsleuth/_patterns` in a wheel), then each
 directory in LOGSLEUTH_PATTERNS (os.pathsep-separated), then each `--patterns DIR`.
+
+A validated library is cached (pickled, see `cache_dir`): parsing and validating a few hundred
+YAML files costs 0.2-0.4 s, more than a search. The cache key hashes the content of every file
+the load reads, the roots, LOGSLEUTH_PATTERNS and the loader's own code, so any change reloads.
+The problems found are cached with the library and reported the same. A cache that cannot be
+read or written is ignored: the library is then loaded as if there were none.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
+import pickle
+import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +32,9 @@ from logsleuth.library.pattern import Category, Knowledge, Pattern, PatternLibra
 from logsleuth.library.schema import validate
 
 ENV_VAR = "LOGSLEUTH_PATTERNS"
+CACHE_ENV = "LOGSLEUTH_CACHE_DIR"  # where the library cache goes (default $XDG_CACHE_HOME/logsleuth)
+CACHE_FORMAT = 1  # bump when what is pickled changes shape in a way file stats would not show
+CACHE_KEEP = 8  # cached libraries kept (one per pattern-dir combination and edit)
 META_DIR = "_meta"
 _PKG = Path(__file__).resolve().parent.parent  # src/logsleuth (or site-packages/logsleuth)
 KNOWLEDGE_TABLES = ("ptx_isa", "compute_capability", "cuda_driver")
@@ -168,11 +181,26 @@ def _roots(user_dirs: Sequence[str], builtins: bool, env: bool, problems: list[P
 
 
 def load_library(
-    user_dirs: Sequence[str] = (), *, builtins: bool = True, env: bool = True
+    user_dirs: Sequence[str] = (), *, builtins: bool = True, env: bool = True, cache: bool = True
 ) -> PatternLibrary:
-    """Load the built-in patterns plus user directories (which extend or override by id)."""
+    """Load the built-in patterns plus user directories (which extend or override by id).
+
+    `cache`: reuse (and store) the validated library in `cache_dir()` when nothing changed.
+    """
     problems: list[Problem] = []
     roots = _roots(user_dirs, builtins, env, problems)
+    key = _cache_key(roots, problems) if cache else None
+    if key is not None:
+        cached = _cache_read(key)
+        if cached is not None:
+            return cached
+    lib = _load(roots, problems)
+    if key is not None:
+        _cache_write(key, lib)
+    return lib
+
+
+def _load(roots: Sequence[Root], problems: list[Problem]) -> PatternLibrary:
     meta = _Meta()
     for root in roots:
         _load_meta(root, meta, problems)
@@ -231,3 +259,80 @@ def _cross_check(by_id: dict[str, Pattern], meta: _Meta, problems: list[Problem]
 
 def _key_line(p: Pattern, key: str) -> int:
     return p.key_lines.get(key, p.line)
+
+
+# ---------------------------------------------------------------- the cache
+
+
+def cache_dir() -> Path:
+    """$LOGSLEUTH_CACHE_DIR, else $XDG_CACHE_HOME/logsleuth, else ~/.cache/logsleuth."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "logsleuth"
+
+
+def _cache_key(roots: Sequence[Root], problems: Sequence[Problem]) -> str | None:
+    """Hash of everything a load depends on, or None when it cannot be computed (no caching)."""
+    import polars
+    import regex
+
+    h = hashlib.sha256(repr((CACHE_FORMAT, sys.version, polars.__version__, regex.__version__,
+                             yaml.__version__, os.environ.get(ENV_VAR), sorted(problems))).encode())
+    try:
+        # the loader's own code (and the types it pickles): an edit or an upgrade changes stats
+        code = [*sorted(Path(__file__).parent.glob("*.py")), _PKG / "model.py"]
+        for f in code:
+            st = f.stat()
+            h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        for root in roots:
+            h.update(f"root\0{root.path.resolve()}\0{root.display}\0{root.origin}\0".encode())
+            meta = sorted((root.path / META_DIR).glob("*.yaml")) if (root.path / META_DIR).is_dir() else []
+            for f in [*meta, *_pattern_files(root.path)]:
+                # content, not mtime: a file rewritten within the mtime granularity still counts
+                h.update(f"{f.relative_to(root.path).as_posix()}\0".encode() + f.read_bytes() + b"\0")
+    except (OSError, ValueError):
+        return None
+    return h.hexdigest()[:32]
+
+
+def _cache_read(key: str) -> PatternLibrary | None:
+    try:
+        with open(cache_dir() / f"library-{key}.pickle", "rb") as f:
+            lib = pickle.load(f)
+    except Exception:  # missing, truncated, from another version: load normally
+        return None
+    if not isinstance(lib, PatternLibrary):
+        return None
+    return replace(lib, renderer=_LazyRenderer(lib.knowledge))
+
+
+def _cache_write(key: str, lib: PatternLibrary) -> None:
+    folder = cache_dir()
+    dest = folder / f"library-{key}.pickle"
+    tmp = folder / f".library-{key}.{os.getpid()}.tmp"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as f:
+            pickle.dump(replace(lib, renderer=None), f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, dest)
+        old = sorted(folder.glob("library-*.pickle"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for p in old[CACHE_KEEP:]:
+            p.unlink()
+    except Exception:  # read-only home, full disk, unpicklable field: the cache is only an optimisation
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+class _LazyRenderer(Renderer):
+    """A Renderer that builds its jinja2 environment on first use: a search that renders no
+    explanation never imports jinja2."""
+
+    def __init__(self, knowledge: Knowledge):  # no super().__init__: that is the expensive part
+        self._knowledge = knowledge
+
+    def __getattr__(self, name: str) -> Any:  # only called for attributes not yet set
+        if name in ("env", "_compiled"):
+            Renderer.__init__(self, self._knowledge)
+            return getattr(self, name)
+        raise AttributeError(name)

@@ -1,0 +1,97 @@
+"""The compact copy of an index: every committed finding in one Parquet file, for fast search.
+
+The per-input parts stay the unit of incremental, atomic updates; opening two hundred of them
+costs more than a search itself (~60 ms), so a completed `index` run also writes
+`findings.parquet`: the rows of every part the manifest lists, sorted by pattern then
+fingerprint, in row groups small enough that a `pattern == X` predicate reads one or two of them
+(row-group statistics). The file records, in its Parquet key-value metadata (`STATE_KEY`), the
+state it was built from: a hash of the sorted part names. Part names hash their input's content,
+the pattern library and the index version, so equal states mean equal rows. A reader hashes the
+parts of the manifest it read and uses the compact file only when it records that same state;
+anything else (a run killed before compacting, a run under way, an older logsleuth) falls back to
+the parts. Nothing here is a commit point: the manifest still is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import polars as pl
+
+COMPACT = "findings.parquet"
+STATE_KEY = "logsleuth.parts"  # Parquet key-value metadata: the state the compact file holds
+ROW_GROUP_ROWS = 2048  # measured on 60k findings: 4 ms per pattern query (20k rows: 10 ms)
+SORT_KEY = ("pattern", "fingerprint", "session", "source", "seq", "line")
+
+
+def state_of(parts: Sequence[str]) -> str:
+    """Identity of a committed state: the hash of the (content-addressed) part names it lists."""
+    h = hashlib.sha256()
+    for p in sorted(parts):
+        h.update(p.encode() + b"\x00")
+    return h.hexdigest()[:32]
+
+
+def fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def write_atomic(frame: pl.DataFrame, dest: Path, **options: object) -> None:
+    """Temp file + fsync + rename + fsync of the folder: readers see the old file or the new one."""
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    frame.write_parquet(tmp, compression="zstd", statistics=True, **options)  # type: ignore[arg-type]
+    with open(tmp, "rb+") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, dest)
+    fsync_dir(dest.parent)
+
+
+def compact_state(db: Path) -> str | None:
+    """The state recorded in DB/findings.parquet, None when it is missing or unreadable."""
+    try:
+        return pl.read_parquet_metadata(db / COMPACT).get(STATE_KEY)
+    except Exception:  # missing, truncated, not Parquet: all mean "no usable compact file"
+        return None
+
+
+def write_compact(db: Path, parts: Sequence[str], schema: Mapping[str, pl.DataType]) -> str:
+    """Write DB/findings.parquet from the given parts (relative names) unless it is current."""
+    state = state_of(parts)
+    if compact_state(db) == state:
+        return state
+    if parts:
+        frame = pl.scan_parquet(sorted(str(db / p) for p in parts)).select(list(schema)).collect()
+        frame = frame.sort(list(SORT_KEY), nulls_last=True, maintain_order=True)
+    else:
+        frame = pl.DataFrame(schema=dict(schema))
+    write_atomic(frame, db / COMPACT, row_group_size=ROW_GROUP_ROWS, metadata={STATE_KEY: state})
+    return state
+
+
+def scan_valid(db: Path, parts: Sequence[str]) -> pl.LazyFrame | None:
+    """The compact file as a LazyFrame when it holds exactly `parts`, else None."""
+    if compact_state(db) != state_of(parts):
+        return None
+    return pl.scan_parquet(db / COMPACT)
+
+
+def collect_valid(db: Path, parts: Sequence[str], lf_of: pl.LazyFrame) -> pl.DataFrame | None:
+    """Collect `lf_of` (a query over the compact file) and check that the file still held the
+    state after reading: a run that replaced it in between makes this return None (read again)."""
+    frame = lf_of.collect()
+    return frame if compact_state(db) == state_of(parts) else None
+
+
+def remove_temp_files(db: Path) -> None:
+    for p in db.glob(f".{COMPACT}.*.tmp"):
+        with contextlib.suppress(FileNotFoundError):
+            p.unlink()

@@ -1,0 +1,126 @@
+"""Which texts of a table may hold a secret, in one vectorised pass (polars, Rust regex).
+
+The redaction rules (redact.py) use the `regex` module: look-arounds, Unicode classes. Each rule
+gets a Rust-regex *superset* here: a text none of them matches cannot be changed by the rules,
+so an events table of 100 MB sends only its few candidate rows through the Python rule loop.
+
+The superset is derived, not hand-kept: negative look-arounds and look-aheads are dropped (an
+assertion dropped only widens), a positive look-behind becomes plain text before the match (a
+text holds the match iff it holds the look-behind's text right before it), named groups lose
+their names, `\\b` is dropped, and `\\w`/`\\d` outside a negated class become `\\S` (the `regex`
+module knows a newer Unicode than Rust; both agree on `\\s`, measured over every code point).
+Case-insensitive rules add the characters whose case folding reaches ASCII (`K` Kelvin sign,
+`ſ`): a text holding one is always a candidate.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import regex
+
+# Characters whose case mapping (str.lower/upper/casefold/title) or `regex` IGNORECASE folding
+# reaches an ASCII letter. Checked against every code point in tests/test_redact_scan.py.
+FOLDS_TO_ASCII = (
+    "\u00df\u0130\u0131\u0149\u017f\u01f0\u1e96\u1e97\u1e98\u1e99\u1e9a\u1e9e\u212a"
+    "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
+)
+FOLD_SPECIAL = regex.compile(f"[{FOLDS_TO_ASCII}]")
+
+
+def _class_end(p: str, i: int) -> int:
+    """Index just past the character class that starts at p[i] == '['."""
+    j = i + 1
+    if j < len(p) and p[j] == "^":
+        j += 1
+    if j < len(p) and p[j] == "]":
+        j += 1
+    while j < len(p) and p[j] != "]":
+        j += 2 if p[j] == "\\" else 1
+    return j + 1
+
+
+def _group_end(p: str, i: int) -> int:
+    """Index just past the group that starts at p[i] == '('."""
+    depth, j = 0, i
+    while j < len(p):
+        c = p[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            j = _class_end(p, j)
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return j
+
+
+def _widen_class(body: str) -> str:
+    """A positive class with `\\w`/`\\d` widened to `\\S`; a negated class is kept (it only
+    excludes less in Rust)."""
+    if body.startswith("[^"):
+        return body
+    return body.replace("\\w", "\\S").replace("\\d", "\\S")
+
+
+def superset(pattern: str) -> str:
+    """A Rust regex matching (somewhere) every text `pattern` matches (see the module docstring)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            esc = pattern[i : i + 2]
+            out.append({"\\b": "", "\\w": "\\S", "\\d": "\\S"}.get(esc, esc))
+            i += 2
+        elif c == "[":
+            j = _class_end(pattern, i)
+            out.append(_widen_class(pattern[i:j]))
+            i = j
+        elif pattern.startswith("(?<=", i):
+            j = _group_end(pattern, i)
+            inner = pattern[i + 4 : j - 1]
+            if regex.fullmatch(inner, "") is None:  # one that may be empty asserts nothing
+                out.append("(?:" + superset(inner) + ")")
+            i = j
+        elif pattern.startswith(("(?=", "(?!", "(?<!"), i):
+            i = _group_end(pattern, i)
+        elif pattern.startswith("(?P<", i):
+            out.append("(?:")
+            i = pattern.index(">", i) + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=4)
+def _forms(rules: tuple[tuple[str, int], ...]) -> tuple[tuple[str, ...], bool]:
+    forms = tuple(
+        f"(?i:{superset(p)})" if flags & regex.IGNORECASE else superset(p) for p, flags in rules
+    )
+    return forms, any(flags & regex.IGNORECASE for _, flags in rules)
+
+
+def maybe_secret(rules: tuple[tuple[str, int], ...], known: Sequence[str], texts: Any) -> Any:
+    """Per text (numpy bools): may one of `rules` ((pattern, flags) of the `regex` module) match
+    it, or does it hold one of the `known` values? Nulls are False."""
+    import polars as pl
+
+    forms, nocase = _forms(rules)
+    t = pl.col("t").str
+    tests = [t.contains(f) for f in forms]
+    tests += [t.contains_any(list(FOLDS_TO_ASCII))] if nocase and forms else []
+    tests += [t.contains_any(list(known))] if known else []
+    if not tests:
+        return pl.Series([False] * texts.len()).to_numpy()
+    frame = pl.DataFrame({"t": texts})
+    return frame.select(pl.any_horizontal(tests).fill_null(False)).to_series().to_numpy()
