@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import functools
 from typing import Any
 
 import numpy as np
@@ -20,12 +19,15 @@ from logsleuth.analysis import Analysis
 _ATOMS = frozenset({bool, int, float, type(None)})
 
 
-@functools.cache
-def _field_names(t: Any) -> tuple[str, ...]:
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(t: type) -> tuple[str, ...]:
     """The fields of a dataclass type (empty for anything else), looked up once per type."""
-    if not dataclasses.is_dataclass(t):
-        return ()
-    return tuple(f.name for f in dataclasses.fields(t))
+    names = _FIELDS.get(t)
+    if names is None:
+        names = _FIELDS[t] = tuple(f.name for f in dataclasses.fields(t)) if dataclasses.is_dataclass(t) else ()
+    return names
 
 
 class _Masker:
