@@ -25,12 +25,17 @@ from index_sessions import (
     small_session,
     write,
 )
-from logsleuth import index
+from logsleuth import index, index_compact
 from logsleuth.cli import main
 from logsleuth.index_rows import analyse_input
 from logsleuth.library import load_library
 
 PATTERN_ARGS = ["--no-builtin", "--patterns", str(FIXTURE_PATTERNS)]
+
+
+@pytest.fixture(autouse=True)
+def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path / "cache"))  # subprocesses inherit it
 
 
 @pytest.fixture(scope="module")
@@ -200,6 +205,65 @@ def test_no_wait_fails_clearly_while_locked(corpus: Path, tmp_path: Path, lib, c
         assert main(["index", str(corpus), "--db", str(db), "--no-wait", *PATTERN_ARGS]) == 3
         assert "another `logsleuth index` is updating this index" in capsys.readouterr().err
     assert index.build([str(corpus)], db, library=lib, wait=False).files == 4
+
+
+# ---------------------------------------------------------------- the compact findings file
+
+
+def _parts_only(db: Path) -> pl.DataFrame:
+    parts = sorted(str(db / p) for p in index.read_manifest(db)["part"].drop_nulls())
+    return pl.read_parquet(parts)
+
+
+KEY = ["session", "source", "seq", "pattern", "fingerprint"]
+
+
+def test_compact_file_holds_exactly_the_listed_parts(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "db"
+    index.build([str(corpus)], db, library=lib)
+    compact = pl.read_parquet(db / index_compact.COMPACT)  # plain Parquet too
+    assert compact.schema == pl.Schema(index.FINDING_SCHEMA)
+    assert compact.sort(KEY).equals(_parts_only(db).sort(KEY))
+    assert compact.select("pattern", "fingerprint").equals(compact.select("pattern", "fingerprint").sort(
+        "pattern", "fingerprint"))
+    parts = index.read_manifest(db)["part"].drop_nulls().to_list()
+    assert index_compact.compact_state(db) == index_compact.state_of(parts)
+    assert index_compact.scan_valid(db, parts) is not None
+    assert index.load(db).sort(KEY).equals(compact.sort(KEY))
+    # a no-op run leaves it alone; a run that changes nothing but finds it missing writes it again
+    mtime = (db / index_compact.COMPACT).stat().st_mtime_ns
+    assert index.build([str(corpus)], db, library=lib).unchanged == 4
+    assert (db / index_compact.COMPACT).stat().st_mtime_ns == mtime
+    (db / index_compact.COMPACT).unlink()
+    assert index.load(db).sort(KEY).equals(compact.sort(KEY))  # from the parts
+    index.build([str(corpus)], db, library=lib)
+    assert index_compact.compact_state(db) == index_compact.state_of(parts)
+
+
+def test_stale_or_broken_compact_file_is_never_used(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "db"
+    index.build([str(corpus)], db, library=lib)
+    stale = (db / index_compact.COMPACT).read_bytes()
+    (corpus / "b" / "other.jsonl").unlink()
+    index.build([str(corpus)], db, library=lib)
+    assert set(index.load(db)["source"]) == {str(p) for p in corpus.rglob("*.jsonl")}
+    (db / index_compact.COMPACT).write_bytes(stale)  # e.g. a run killed after the manifest, before this
+    now = _parts_only(db).sort(KEY)
+    assert not now.filter(pl.col("source").str.ends_with("other.jsonl")).height
+    assert index.load(db).sort(KEY).equals(now)
+    assert index.scan(db).collect().sort(KEY).equals(now)
+    (db / index_compact.COMPACT).write_bytes(b"PAR1 not really")
+    assert index.load(db).sort(KEY).equals(now)
+    index.build([str(corpus)], db, library=lib)  # the next run replaces it
+    assert pl.read_parquet(db / index_compact.COMPACT).sort(KEY).equals(now)
+
+
+def test_empty_index_has_an_empty_compact_file(tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    quiet = write(tmp_path / "quiet" / "q.log", "all good\n")
+    db = tmp_path / "db"
+    index.build([str(quiet.parent)], db, library=lib)
+    assert pl.read_parquet(db / index_compact.COMPACT).height == 0
+    assert index.load(db).height == 0
 
 
 # ---------------------------------------------------------------- crash safety and concurrency

@@ -32,6 +32,11 @@ TRACEBACK = f"""Traceback (most recent call last):
 {NVRTC}"""
 
 
+@pytest.fixture(autouse=True)
+def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path / "cache"))  # subprocesses inherit it
+
+
 @pytest.fixture(scope="module")
 def lib():  # type: ignore[no-untyped-def]
     return load_library([str(FIXTURE_PATTERNS)], builtins=False)
@@ -202,3 +207,58 @@ def test_sample_logs_sglang_sm120(tmp_path: Path) -> None:
     resolved = [h for h in hits if h.pattern == "ptxas-unsupported-ptx-version" and h.action]
     assert resolved, [(h.pattern, h.resolution_text()) for h in hits]
     assert {Path(h.source).name for h in resolved} >= {"session.jsonl"}
+
+
+def test_compact_file_and_parts_give_the_same_results(db: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    from logsleuth import index_compact
+
+    assert (db / index_compact.COMPACT).exists()
+    parts_db = tmp_path / "parts-only"
+    shutil.copytree(db, parts_db)
+    (parts_db / index_compact.COMPACT).unlink()
+    queries = [PTXAS, NVRTC, TRACEBACK, "ptxas-unsupported-ptx-version", "nvrtc sgl_kernel Unsupported version",
+               "something nobody has seen"]
+    for q in queries:
+        for kw in ({}, {"limit": 1}, {"category": "ptxas_unsupported_ptx_version"}):
+            a = search.search(q, db=db, lib=lib, **kw).to_dict()  # type: ignore[arg-type]
+            b = search.search(q, db=parts_db, lib=lib, **kw).to_dict()  # type: ignore[arg-type]
+            assert a == b, (q, kw)
+    assert search.search("nvrtc sgl_kernel Unsupported version", db=db, lib=lib).hits  # full-text path
+
+
+def _classify_query_reference(text: str, lib) -> search.Query:  # type: ignore[no-untyped-def]
+    """What search did before its fast path: the whole classify.classify on the query as an event."""
+    import polars as pl
+
+    from logsleuth.classify import classify
+    from logsleuth.model import EVENT_SCHEMA
+
+    text = text.strip()
+    for as_result in (False, True):
+        row = {
+            "session": "query", "source": "query", "line": 1, "seq": 0, "ts": None,
+            "role": "tool" if as_result else "log", "kind": "tool_result" if as_result else "log",
+            "tool": None, "call_id": None, "text": text, "is_error": True if as_result else None, "exit_code": None,
+        }  # fmt: skip
+        result = classify(pl.DataFrame([row], schema=EVENT_SCHEMA), lib)
+        f = search._pick(result.findings, result.primary)
+        if f is not None:
+            return search.Query(text, f.pattern, f.category, dict(f.captures), f.fingerprint)
+    return search.Query(text, None)
+
+
+def test_fast_query_classification_matches_classify() -> None:
+    """Every pattern's first match example and every no-match example of a scoped pattern, read
+    as a query, yields the same pattern, captures and fingerprint as a whole classify."""
+    builtin = load_library()
+    texts = [TRACEBACK, PTXAS, NVRTC, "plain words that match nothing"]
+    for p in builtin.patterns:
+        texts += [e.text for e in p.match_examples[:1]]
+        if not p.scope.is_default:
+            texts += [e.text for e in p.no_match_examples[:1]]
+    texts = [t for t in dict.fromkeys(texts) if t.strip() and builtin.get(t.strip()) is None]
+    assert len(texts) > 50
+    for t in texts:
+        assert search.classify_query(t, builtin) == _classify_query_reference(t, builtin), t

@@ -246,8 +246,9 @@ def _stage2(
         exploded = matched[int(pid)]
         if exploded.is_empty():
             continue
-        if texts is None:
-            texts = dict(zip(cand["_row"].to_list(), cand["text"].to_list(), strict=True))
+        if texts is None:  # Python strings only for the rows that matched, each once
+            rows = sorted(set(pl.concat([f["_row"] for f in frames]).to_list()))
+            texts = dict(zip(rows, ev["text"].gather(rows).to_list(), strict=True))
         out.extend(_match_polars(exploded, texts, int(pid), p, timeout, warnings))
     return out
 
