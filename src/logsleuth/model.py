@@ -344,6 +344,20 @@ class CausalGraph:
                 return node_id
         raise KeyError(action.command)
 
+    def action_ids(self) -> dict[int, str]:
+        """id(action) -> its node id (as `action_id`), for callers that look up many actions."""
+        out: dict[int, str] = {}
+        for node_id, a in self.node_actions.items():
+            out.setdefault(id(a), node_id)
+        return out
+
+    def nodes_by_id(self) -> dict[str, GraphNode]:
+        """node id -> node (as `node`), for callers that look up many nodes."""
+        out: dict[str, GraphNode] = {}
+        for n in self.nodes:
+            out.setdefault(n.id, n)
+        return out
+
     def node(self, node_id: str) -> GraphNode:
         for n in self.nodes:
             if n.id == node_id:
@@ -356,7 +370,7 @@ class CausalGraph:
             "edges": [e.to_dict() for e in self.edges],
             "chain": list(self.chain),
             "catch22": [list(c.episodes) for c in self.catch22],
-            "pivots": [self.action_id(a) for a in self.pivots],
+            "pivots": [ids[id(a)] for ids in [self.action_ids()] for a in self.pivots],
             "outcome": self.outcome.value,
             "recipe": list(self.recipe),
         }

@@ -63,6 +63,11 @@ def _harness_note(text: str) -> bool:
     return t.startswith("[Request interrupted") or t.startswith("<command-") or t.startswith("Caveat:")
 
 
+# a row without one of these can add nothing to `machine` / `stack` (callers may pass only the rows with one)
+MACHINE_GATES = ("NVIDIA", "Driver Version: ", "CUDA Version: ", "Cuda compilation tools")
+STACK_GATES = ("Name: ", ".dist-info")
+
+
 def machine(rows: Sequence[dict[str, Any]], actions: Sequence[Action]) -> dict[str, Any]:
     """GPUs, driver, CUDA, hosts and containers seen in the session."""
     gpus: dict[str, tuple[int, int]] = {}  # name -> (count in one listing, first seq)
@@ -86,8 +91,10 @@ def machine(rows: Sequence[dict[str, Any]], actions: Sequence[Action]) -> dict[s
             nvcc = Cited(m["full"], r["seq"])
     hosts: dict[str, int] = {}
     for a in actions:
-        for rx, fmt in ((_SSH, "{host}"), (_PCT, "container {ct}"), (_DOCKER, "container {ctr}")):
-            m = rx.search(a.raw or a.command)
+        text = a.raw or a.command
+        for gate, rx, fmt in (("ssh", _SSH, "{host}"), ("pct exec", _PCT, "container {ct}"),
+                              ("docker exec", _DOCKER, "container {ctr}")):
+            m = rx.search(text) if gate in text else None
             if m:
                 hosts.setdefault(fmt.format(**m.groupdict()), a.seq)
     return {

@@ -21,26 +21,32 @@ def to_mermaid(g: CausalGraph, title: Callable[[str], str] = lambda c: c.replace
     """The chain in story order, plus catch-22 links and the attempts that failed outright."""
     lines = ["flowchart TD"]
     shown: list[str] = []
+    by_id = g.nodes_by_id()
     for node_id in g.chain:
         if node_id in shown:
             continue
         shown.append(node_id)
-        n = g.node(node_id)
+        n = by_id[node_id]
         text = _label(n, title)
         shape = {"failure": f'{node_id}["{text}"]', "success": f'{node_id}(["{text}"])'}.get(n.type, f'{node_id}("{text}")')
         lines.append(f"  {shape}")
+    relation: dict[tuple[str, str], str] = {}
+    for e in g.edges:
+        relation.setdefault((e.source, e.target), e.relation.value)
     for a, b in zip(g.chain, g.chain[1:], strict=False):
-        rel = next((e.relation.value for e in g.edges if e.source == a and e.target == b), "")
+        rel = relation.get((a, b), "")
         arrow = f" -->|{rel.replace('_', ' ')}| " if rel and rel != "attempted" else " --> "
         lines.append(f"  {a}{arrow}{b}")
     for c in g.catch22:
         if len(c.episodes) >= 2:
             lines.append(f"  {c.episodes[0]} <-.->|catch-22 on {c.subject}| {c.episodes[1]}")
     for node_id in shown:
-        n = g.node(node_id)
+        n = by_id[node_id]
         cls = {"failure": "failure", "success": "success"}.get(n.type, "action")
         lines.append(f"  class {node_id} {cls}")
-    pivots = [g.action_id(p) for p in g.pivots if g.action_id(p) in shown]
+    ids = g.action_ids()
+    on_show = set(shown)
+    pivots = [ids[id(p)] for p in g.pivots if ids[id(p)] in on_show]
     if pivots:
         lines.append(f"  class {','.join(pivots)} pivot")
     lines += [

@@ -13,6 +13,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from logsleuth.analysis import Analysis
 from logsleuth.link import action_label
 from logsleuth.model import Action, ActionKind, Episode, Finding, Relation, Sentence
@@ -66,6 +68,16 @@ class Story:
         # indexes for the per-step look-ups below (a long session has tens of thousands of
         # events, sentences and actions: a scan per step would make the report quadratic)
         self._sentence_seqs = [s.seq for s in self.sentences]
+        # per label: the sentences in seq order and their rank key (fewest entities last)
+        self._by_label: dict[str, tuple[list[int], np.ndarray, list[Sentence]]] = {}
+        for label in sorted({s.label for s in self.sentences}):
+            chosen = [s for s in self.sentences if s.label == label]
+            keys = np.array([-len(s.entities) for s in chosen], dtype=np.int64)
+            self._by_label[label] = ([s.seq for s in chosen], keys, chosen)
+        # failed attempts by action seq (their listing order kept)
+        order = sorted(range(len(self.g.failed_attempts)), key=lambda i: self.g.failed_attempts[i][0].seq)
+        self._failed_order = order
+        self._failed_seqs = [self.g.failed_attempts[i][0].seq for i in order]
         self._launches = {a.seq for a in an.actions if a.kind is ActionKind.LAUNCH}
         self._call_of: dict[int, int] = {}
         for call_seq, res in self.result_of.items():
@@ -80,13 +92,25 @@ class Story:
 
     def reasoning_between(self, start: int, stop: int, labels: Sequence[str]) -> Sentence | None:
         """The most telling sentence of the agent's reasoning in (start, stop): diagnoses first."""
-        lo = bisect.bisect_right(self._sentence_seqs, start)
-        hi = bisect.bisect_left(self._sentence_seqs, stop, lo)
-        pool = [s for s in self.sentences[lo:hi] if s.label in labels]
-        if not pool:
-            return None
-        rank = {label: i for i, label in enumerate(labels)}
-        return min(pool, key=lambda s: (rank[s.label], -len(s.entities), s.seq))
+        # the first label (in `labels` order) with a sentence in range wins; within it the most
+        # entities, then the earliest (argmin takes the first of equal keys, as min() did)
+        for label in dict.fromkeys(labels):
+            if label not in self._by_label:
+                continue
+            seqs, keys, chosen = self._by_label[label]
+            lo = bisect.bisect_right(seqs, start)
+            hi = bisect.bisect_left(seqs, stop, lo)
+            if hi > lo:
+                return chosen[lo + int(np.argmin(keys[lo:hi]))]
+        return None
+
+    def _rows_with(self, needles: Sequence[str]) -> list[dict[str, Any]]:
+        """The rows (in seq order) whose text holds one of `needles`: one vectorised scan instead
+        of a Python substring test per row of a long session."""
+        import polars as pl
+
+        seqs = self.an.events.filter(pl.col("text").str.contains_any(list(needles)).fill_null(False))["seq"]
+        return [self.by_seq[s] for s in sorted(set(seqs.to_list())) if s in self.by_seq]
 
     def was_launch(self, seq: int) -> bool:
         return seq in self._launches
@@ -99,12 +123,12 @@ class Story:
     def intro(self) -> dict[str, Any]:
         rows = self.rows
         dur = facts.duration(rows)
-        machine = facts.machine(rows, self.an.actions)
+        machine = facts.machine(self._rows_with(facts.MACHINE_GATES), self.an.actions)
         messages = sum(1 for r in rows if r["kind"] in ("text", "tool_call") and r["role"] in ("user", "assistant"))
         return {
             "goal": [c.to_dict() for c in facts.goal(rows)],
             "machine": machine,
-            "stack": facts.stack(rows, self.an.actions),
+            "stack": facts.stack(self._rows_with(facts.STACK_GATES), self.an.actions),
             "events": len(rows),
             "messages": messages,
             "minutes": dur["minutes"],
@@ -226,14 +250,11 @@ class Story:
 
     def _failed_between(self, start: int, stop: int) -> list[dict[str, Any]]:
         out = []
-        for a, f in self.g.failed_attempts:
-            if start < a.seq < stop:
-                out.append(
-                    {
-                        "text": f"`{a.command}` failed {cite(f.seq)}: {facts.first_lines(f.text, 1)[0]}",
-                        "seq": f.seq,
-                    }
-                )
+        lo = bisect.bisect_right(self._failed_seqs, start)
+        hi = bisect.bisect_left(self._failed_seqs, stop, lo)
+        for i in sorted(self._failed_order[lo:hi]):
+            a, f = self.g.failed_attempts[i]
+            out.append({"text": f"`{a.command}` failed {cite(f.seq)}: {facts.first_lines(f.text, 1)[0]}", "seq": f.seq})
         return out
 
     def _decisive_command(self, attempts: Sequence[Action]) -> dict[str, Any] | None:

@@ -16,12 +16,14 @@ WIDTH, LINE_H, PAD, GAP = 720, 16, 10, 26
 
 def chain_svg(g: CausalGraph, title: Callable[[str], str]) -> str:
     shown: list[str] = list(dict.fromkeys(g.chain))
-    pivots = {g.action_id(p) for p in g.pivots}
+    ids = g.action_ids()
+    pivots = {ids[id(p)] for p in g.pivots}
+    by_id = g.nodes_by_id()
     parts: list[str] = []
     y = 10
     centers: list[tuple[int, int]] = []
     for node_id in shown:
-        n = g.node(node_id)
+        n = by_id[node_id]
         text = (f"{title(n.category)}" if n.type == "failure" and n.category else n.label) + f"  [msg {n.seq}]"
         lines = textwrap.wrap(text, 80)[:3] or [""]
         h = PAD * 2 + LINE_H * len(lines)
