@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from logsleuth.actions.shellparse import basename
@@ -299,42 +300,54 @@ _CONDA_ARROW = re.compile(r"^\s+([a-z0-9][a-z0-9._-]*)\s+(\S+)\s+-->\s+(\S+)", r
 _CONDA_NEW = re.compile(r"^\s+([a-z0-9][a-z0-9._-]*)\s+(?:\S+::)\1-(\d\S*)\s*$", re.M)
 
 
+# Each regex runs only on an output holding its literal: `in` is far cheaper than a regex scan of
+# a long install log (a pattern led by a character class is tried at every position).
+_FAILED_WORDS = ("No solution found", "No matching distribution found", "Could not find a version", "ResolutionImpossible",
+                 "PackagesNotFoundError", "Unable to locate package", "has no installation candidate",
+                 "UnsatisfiableError", "unsatisfiable", "Cannot install ", "No available formula")
+
+
+def _gated(rx: re.Pattern[str], gate: str, text: str) -> Iterator[re.Match[str]]:
+    return rx.finditer(text) if gate in text else iter(())
+
+
 def output_versions(text: str) -> OutputVersions:
-    out = OutputVersions(failed=bool(_FAILED.search(text or "")))
+    failed = bool(text) and any(w in text for w in _FAILED_WORDS) and bool(_FAILED.search(text))
+    out = OutputVersions(failed=failed)
     if not text:
         return out
     inst, rem, pres = out.installed, out.removed, out.present
-    for m in _PIP_OK.finditer(text):
+    for m in _gated(_PIP_OK, "Successfully installed ", text):
         for tok in m.group(1).split():
             name, _, ver = tok.rpartition("-")
             if name and ver[:1].isdigit():
                 inst[normalise(name)] = ver
-    for m in _PIP_UNINSTALLED.finditer(text):
+    for m in _gated(_PIP_UNINSTALLED, "Successfully uninstalled ", text):
         name, _, ver = m.group(1).rpartition("-")
         if name and ver[:1].isdigit():
             rem[normalise(name)] = ver
-    for m in _PIP_FOUND.finditer(text):
+    for m in _gated(_PIP_FOUND, "Found existing installation: ", text):
         rem[normalise(m.group(1))] = m.group(2)
-    for m in _PIP_SATISFIED.finditer(text):
+    for m in _gated(_PIP_SATISFIED, "Requirement already satisfied: ", text):
         pres[normalise(m.group(1))] = m.group(2)
-    for m in _UV_LINE.finditer(text):
+    for m in _gated(_UV_LINE, "==", text):
         (rem if m.group(1) == "-" else inst)[normalise(m.group(2))] = m.group(3)
     for m in _MAMBA_LINE.finditer(text):
         (rem if m.group(1) == "-" else inst)[normalise(m.group(2))] = m.group(3)
-    for m in _CONDA_ARROW.finditer(text):
+    for m in _gated(_CONDA_ARROW, "-->", text):
         name = m.group(1)
         rem[normalise(name)] = _conda_version(m.group(2), name)
         inst[normalise(name)] = _conda_version(m.group(3), name)
-    for m in _CONDA_NEW.finditer(text):
+    for m in _gated(_CONDA_NEW, "::", text):
         inst.setdefault(normalise(m.group(1)), m.group(2).rsplit("-", 1)[0])
-    for m in _APT_SETUP.finditer(text):
+    for m in _gated(_APT_SETUP, "Setting up ", text):
         inst[m.group(1)] = m.group(2)
-    for m in _APT_UNPACK.finditer(text):
+    for m in _gated(_APT_UNPACK, "Unpacking ", text):
         inst[m.group(1)] = m.group(2)
         rem[m.group(1)] = m.group(3)
-    for m in _APT_NEWEST.finditer(text):
+    for m in _gated(_APT_NEWEST, " is already the newest version (", text):
         pres[m.group(1)] = m.group(2)
-    for m in _APT_REMOVE.finditer(text):
+    for m in _gated(_APT_REMOVE, "Removing ", text):
         rem.setdefault(m.group(1), m.group(2))
     return out
 
