@@ -381,21 +381,29 @@ def _catch22(
     # (i) the session really went round: a cycle in the graph of which failure followed which
     # (A -> B -> A, or longer), with the attempts of every episode on it moving one same subject
     moved = PACKAGE_KINDS | {ActionKind.ENV_SET}
+    of_subject: dict[str, list[Action]] = {}  # fixes per subject, in order (one scan, not one per cycle)
+    for x in fixes:
+        of_subject.setdefault(x.subject, []).append(x)
+    resolved_by: dict[str, list[Action]] = {}  # episode id -> actions with a RESOLVED edge to it, in edge order
+    for e in builder.edges:
+        if e.relation is Relation.RESOLVED and e.source in builder.ids_to_actions:
+            resolved_by.setdefault(e.target, []).append(builder.ids_to_actions[e.source])
+    suffixes: dict[tuple[str, int], tuple[tuple[str, ...], tuple[int, ...]]] = {}
     for cycle in _transition_cycles(compressed):
         subjects = [{x.subject for x in attempts.get(e, []) if x.kind in moved} for e in cycle]
         common = sorted(set.intersection(*subjects))
         if not common or frozenset(cycle) in done:
             continue
         first = min(by_id[e].occurrences[0] for e in cycle)
-        moves = [x for x in fixes if x.subject == common[0] and x.seq > first]
+        key = (common[0], first)
+        if key not in suffixes:  # many cycles share a subject and a start: their moves are one suffix
+            moves = of_subject.get(common[0], [])
+            moves = moves[bisect.bisect_right([m.seq for m in moves], first):]  # fixes ascend by seq
+            values = tuple(dict.fromkeys(v for v in (_package_value(m) for m in moves) if v))
+            suffixes[key] = (values, tuple(m.seq for m in moves))
+        values, move_seqs = suffixes[key]
         found.append(
-            Catch22(
-                episodes=tuple(cycle),
-                subject=common[0],
-                values=tuple(dict.fromkeys(v for v in (_package_value(m) for m in moves) if v)),
-                alternated=True,
-                moves=tuple(m.seq for m in moves),
-            )
+            Catch22(episodes=tuple(cycle), subject=common[0], values=values, alternated=True, moves=move_seqs)
         )
         done.add(frozenset(cycle))
     # (ii) a move of a package cured A and revealed B, the way back is known to bring A back, and
@@ -411,16 +419,12 @@ def _catch22(
         mover = movers[-1]
         before = [
             x
-            for x in fixes
-            if x.subject == mover.subject and x.seq < by_id[a_id].occurrences[-1] and x.kind in PACKAGE_KINDS
+            for x in of_subject.get(mover.subject, [])
+            if x.seq < by_id[a_id].occurrences[-1] and x.kind in PACKAGE_KINDS
         ]
         if not before or _package_value(before[-1]) == _package_value(mover):
             continue
-        resolvers = [
-            builder.ids_to_actions[e.source]
-            for e in builder.edges
-            if e.target == b_id and e.relation is Relation.RESOLVED and e.source in builder.ids_to_actions
-        ]
+        resolvers = resolved_by.get(b_id, [])
         if resolvers and not any(id(r) in pivot_ids for r in resolvers):
             continue  # B was fixed the ordinary way: no trap
         found.append(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from logsleuth.actions.launch import Flags, launch_info
+from logsleuth.actions.launch import Flags, LaunchInfo, launch_info
 from logsleuth.actions.packages import PkgCmd, Req, parse_package
 from logsleuth.actions.shellparse import Cmd, LexError, basename, commands, split_commands
 from logsleuth.model import Action, ActionKind
@@ -63,12 +63,20 @@ def launches(actions: Sequence[Action], session: str | None = None) -> list[Laun
     for a in _ordered(actions):
         if a.kind is not K.LAUNCH or (session is not None and a.session != session):
             continue
-        cmd = _parse(a.command)
-        info = launch_info(cmd.argv) if cmd else None
-        if cmd is None or info is None:
+        parsed = _launch_of(a.command)
+        if parsed is None:
             continue
+        cmd, info = parsed
         out.append(Launch(a.session, a.seq, info.engine, info.model, info.flags, cmd.argv, cmd.assigns))
     return out
+
+
+@lru_cache(maxsize=4096)
+def _launch_of(command: str) -> tuple[Cmd, LaunchInfo] | None:
+    """The parsed launch of a command (sessions relaunch the same command many times)."""
+    cmd = _parse(command)
+    info = launch_info(cmd.argv) if cmd else None
+    return (cmd, info) if cmd is not None and info is not None else None
 
 
 def server_flags_at(
