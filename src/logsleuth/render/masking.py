@@ -31,18 +31,27 @@ def _field_names(t: type) -> tuple[str, ...]:
 
 
 class _Masker:
-    """Maps every string of a structure through `fn` (copying dataclasses, tuples, frames)."""
+    """Maps every string of a structure through `fn` (copying dataclasses, tuples, frames).
 
-    def __init__(self, redactor: Any, learn: bool = False, rows: dict[int, np.ndarray] | None = None):
+    With `collect`, it maps nothing: it lists the strings it meets and, for each frame, the texts
+    of the rows a rule may match, in the order met (the order secrets are learned in)."""
+
+    def __init__(self, redactor: Any, collect: bool = False, rows: dict[int, np.ndarray] | None = None,
+                 changing: frozenset[str] = frozenset()):
         self.r = redactor
-        self.fn = self._learn if learn else redactor.redact
+        self.collect = collect
+        self.items: list[str | list[str]] = []  # collect: strings, and lists of a frame's texts
+        self.changing = changing  # mask: the strings redaction changes (all others map to themselves)
         self.memo: dict[int, Any] = {}  # shared objects stay shared: link code compares by identity
-        # per frame (by id): the rows a rule may match, found by the learn pass, reused by the mask pass
+        # per frame (by id): the rows a rule may match, found by the collect pass, reused by the mask pass
         self.rows = rows if rows is not None else {}
+        self.frames = 0  # frames met so far
 
-    def _learn(self, text: str) -> str:
-        self.r.learn(text)
-        return text
+    def fn(self, text: str) -> str:
+        if self.collect:
+            self.items.append(text)
+            return text
+        return self.r.redact(text) if text in self.changing else text
 
     def __call__(self, obj: Any) -> Any:
         t = type(obj)
@@ -84,19 +93,19 @@ class _Masker:
     def _frame(self, frame: pl.DataFrame) -> pl.DataFrame:
         """The `text` column masked. Only the rows that may hold a secret (one vectorised test,
         `Redactor.maybe_secret`) go through the Python rules: an events table is mostly not."""
+        self.frames += 1
         if "text" not in frame.columns:
             return frame
         texts = frame["text"]
         if id(frame) not in self.rows:
             self.rows[id(frame)] = self.r.maybe_secret(texts, known=False)
         maybe = self.rows[id(frame)]
-        if self.fn == self._learn:  # learning reads; it need not build a copy of the frame
-            for text in texts.gather(np.flatnonzero(maybe)).to_list():
-                self._learn(text or "")
+        if self.collect:  # reading; no copy of the frame
+            self.items.append([t or "" for t in texts.gather(np.flatnonzero(maybe)).to_list()])
             return frame
         rows = np.flatnonzero(maybe | self.r.maybe_secret(texts, rules=False))
         picked = texts.gather(rows).to_list()
-        new = [self.fn(t) if t else t for t in picked]
+        new = [self.r.redact(t) if t else t for t in picked]
         changed = [i for i, (a, b) in enumerate(zip(picked, new, strict=True)) if a != b]
         if not changed:
             return frame
@@ -110,11 +119,29 @@ def redact_analysis(an: Analysis, *, hosts: bool = False) -> tuple[Analysis, Any
 
     redactor = Redactor(hosts=hosts)
     names = [f.name for f in dataclasses.fields(an) if f.name != "library"]
-    # pass 1 learns every secret in its context; pass 2 masks them everywhere, context or not
-    learn = _Masker(redactor, learn=True)
+    # pass 1 lists every string; the ones a rule may match (one vectorised test) are learned, in
+    # the order met, so every secret is known in its context before anything is masked
+    collect = _Masker(redactor, collect=True)
+    with_frames: set[str] = set()
     for name in names:
-        learn(getattr(an, name))
-    masker = _Masker(redactor, rows=learn.rows)
+        before = collect.frames
+        collect(getattr(an, name))
+        if collect.frames > before:
+            with_frames.add(name)
+    strings = list(dict.fromkeys(x for x in collect.items if isinstance(x, str)))
+    series = pl.Series(strings, dtype=pl.Utf8)
+    maybe = dict(zip(strings, redactor.maybe_secret(series, known=False).tolist(), strict=True))
+    for item in collect.items:
+        if isinstance(item, str):
+            if maybe[item]:
+                redactor.learn(item)
+        else:
+            for text in item:
+                redactor.learn(text)
+    # pass 2 masks them everywhere, context or not; a field with no frame and no string that
+    # redaction changes is kept as it is (its walk would only rebuild the same objects)
+    changing = [s for s, hit in zip(strings, redactor.maybe_secret(series).tolist(), strict=True) if hit]
+    masker = _Masker(redactor, rows=collect.rows, changing=frozenset(changing))
     masker.memo[id(an.library)] = an.library
-    fields = {name: masker(getattr(an, name)) for name in names}
+    fields = {name: masker(getattr(an, name)) for name in names if changing or name in with_frames}
     return dataclasses.replace(an, **fields), redactor
