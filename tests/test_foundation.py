@@ -4,6 +4,7 @@ import subprocess
 import sys
 
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from logsleuth.cli import app, main
@@ -65,3 +66,20 @@ def test_help_via_runner_and_module() -> None:
     assert CliRunner().invoke(app, ["--help"]).exit_code == 0
     out = subprocess.run([sys.executable, "-m", "logsleuth", "--help"], capture_output=True, text=True)
     assert out.returncode == 0 and "events" in out.stdout
+
+
+def test_event_sink_parts_give_the_same_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sink turns its columns into polars parts as it goes (memory); the frame is the same."""
+
+    def fill(sink: EventSink) -> None:
+        for i in range(50):
+            sink.add(line=i + 1, role="assistant", kind="text", text="x" * (i % 7) + "\ud800" * (i == 33),
+                     session="a" if i % 3 else "b", ts="2026-01-01T00:00:00Z" if i % 2 else None)
+
+    whole = EventSink("s", "src")
+    fill(whole)
+    monkeypatch.setattr(EventSink, "FLUSH_CHARS", 10)
+    parted = EventSink("s", "src")
+    fill(parted)
+    assert len(parted._parts) > 3 and len(parted) == len(whole) == 50
+    assert parted.frame().equals(whole.frame())

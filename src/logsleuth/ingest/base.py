@@ -202,14 +202,21 @@ def parse_ts(value: Any) -> datetime | None:
 class EventSink:
     """Accumulates events column by column (cheap for millions of rows) and assigns `seq` per session."""
 
+    # Python strings cost about twice their polars form: every this many characters of text the
+    # columns so far become a polars part, so a 200 MB transcript never holds all its texts twice
+    FLUSH_CHARS = 32 * 1024 * 1024
+
     def __init__(self, session: str, source: str):
         self.session = session
         self.source = source
         self._cols: dict[str, list[Any]] = {c: [] for c in EVENT_SCHEMA}
         self._seq: dict[str, int] = {}
+        self._parts: list[pl.DataFrame] = []
+        self._flushed = 0  # rows in _parts
+        self._chars = 0  # text characters in _cols
 
     def __len__(self) -> int:
-        return len(self._cols["line"])
+        return self._flushed + len(self._cols["line"])
 
     def add(
         self,
@@ -240,14 +247,24 @@ class EventSink:
         c["tool"].append(tool)
         c["call_id"].append(call_id)
         c["text"].append(text.replace("\x00", "") if text else "")
+        self._chars += len(text) if text else 0
         c["is_error"].append(is_error if isinstance(is_error, bool) else None)
         c["exit_code"].append(
             exit_code
             if isinstance(exit_code, int) and not isinstance(exit_code, bool) and _INT64_MIN <= exit_code <= _INT64_MAX
             else None
         )
+        if self._chars >= self.FLUSH_CHARS:
+            self._flush()
 
-    def frame(self) -> pl.DataFrame:
+    def _flush(self) -> None:
+        part = self._part()
+        self._parts.append(part)
+        self._flushed += part.height
+        self._cols = {c: [] for c in EVENT_SCHEMA}
+        self._chars = 0
+
+    def _part(self) -> pl.DataFrame:
         try:
             return pl.DataFrame(self._cols, schema=EVENT_SCHEMA)
         except UnicodeEncodeError:
@@ -257,6 +274,11 @@ class EventSink:
             for col in ("session", "source", "tool", "call_id", "text"):
                 self._cols[col] = [_valid_utf8(v) for v in self._cols[col]]
             return pl.DataFrame(self._cols, schema=EVENT_SCHEMA)
+
+    def frame(self) -> pl.DataFrame:
+        if not self._parts:
+            return self._part()
+        return pl.concat([*self._parts, self._part()], rechunk=False)
 
 
 def _valid_utf8(value: str | None) -> str | None:
