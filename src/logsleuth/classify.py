@@ -236,7 +236,7 @@ def _stage2(
     portable = [(int(pid), sub) for (pid,), sub in groups if patterns[int(pid)].portable]
     frames = pl.collect_all([_polars_query(sub, patterns[pid]) for pid, sub in portable])
     matched = {pid: frame for (pid, _), frame in zip(portable, frames, strict=True)}
-    texts: dict[int, str] | None = None
+    texts = _RowTexts(ev["text"])
     out: list[_Match] = []
     for (pid,), sub in groups:
         p = patterns[int(pid)]
@@ -246,9 +246,6 @@ def _stage2(
         exploded = matched[int(pid)]
         if exploded.is_empty():
             continue
-        if texts is None:  # Python strings only for the rows that matched, each once
-            rows = sorted(set(pl.concat([f["_row"] for f in frames]).to_list()))
-            texts = dict(zip(rows, ev["text"].gather(rows).to_list(), strict=True))
         out.extend(_match_polars(exploded, texts, int(pid), p, timeout, warnings))
     return out
 
@@ -268,8 +265,24 @@ def _polars_query(sub: pl.DataFrame, p: Pattern) -> pl.LazyFrame:
     return q
 
 
+class _RowTexts:
+    """The text of a row as a Python string, made when asked and kept only until another row is
+    asked for: a pattern's matches come row by row, and holding every matched text at once would
+    copy most of a transcript into Python strings."""
+
+    def __init__(self, texts: pl.Series):
+        self.texts = texts
+        self.row = -1
+        self.text = ""
+
+    def __getitem__(self, row: int) -> str:
+        if row != self.row:
+            self.row, self.text = row, self.texts[row]
+        return self.text
+
+
 def _match_polars(
-    exploded: pl.DataFrame, texts: Mapping[int, str], pid: int, p: Pattern, timeout: float, warnings: list[str]
+    exploded: pl.DataFrame, texts: _RowTexts, pid: int, p: Pattern, timeout: float, warnings: list[str]
 ) -> list[_Match]:
     if p.groups:
         oks, caps = exploded["ok"].to_list(), exploded["c"].to_list()
