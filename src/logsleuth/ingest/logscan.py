@@ -24,6 +24,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 import polars as pl
 
+from logsleuth.ingest import bytescan
 from logsleuth.ingest import plaintext as pt
 from logsleuth.ingest.base import Probe, ReportBuilder, session_from_path
 from logsleuth.model import EVENT_SCHEMA, Kind, Role, Transcript
@@ -76,13 +77,15 @@ def needle_regex(needles: Iterable[str], regexes: Sequence[str] = ()) -> str:
 
 def scan(probe: Probe, needles: Iterable[str], regexes: Sequence[str] = ()) -> Transcript:
     """The candidate records of a plain text log (see the module docstring)."""
+    needles = list(needles)
     rx = needle_regex(needles, regexes)
+    scanner = bytescan.compile_scanner(seam_safe(needles), regexes)
     session = session_from_path(probe.display)
     report = ReportBuilder(probe.display, pt.FORMAT)
     picked = _Picked()
     carry: pl.DataFrame | None = None
     first_line = 1
-    for frame in _prepared(probe, rx):
+    for frame in _prepared(probe, rx, scanner):
         frame = frame.with_columns(
             pl.int_range(first_line, first_line + frame.height, dtype=pl.Int64).alias("line")
         )
@@ -102,7 +105,7 @@ def scan(probe: Probe, needles: Iterable[str], regexes: Sequence[str] = ()) -> T
     return Transcript(_event_frame(picked.records(), session, probe.display), report.finish(picked.seq))
 
 
-def _prepared(probe: Probe, rx: str) -> Iterator[pl.DataFrame]:
+def _prepared(probe: Probe, rx: str, scanner: bytescan.ByteScanner | None = None) -> Iterator[pl.DataFrame]:
     """Chunks as frames of (text, cls, tskind, maybe, odd, hit), prepared on a worker thread."""
     with probe.open() as f, ThreadPoolExecutor(max_workers=WORKERS) as pool:
         pending: list[Future[pl.DataFrame]] = []
@@ -114,20 +117,23 @@ def _prepared(probe: Probe, rx: str) -> Iterator[pl.DataFrame]:
                 if data is None:
                     done = True
                     break
-                pending.append(pool.submit(_prepare, data, rx))
+                pending.append(pool.submit(_prepare, data, rx, scanner))
             if not pending:
                 return
             yield pending.pop(0).result()
 
 
-def _prepare(data: bytes, rx: str) -> pl.DataFrame:
-    """The line-local work of one chunk: lines, their classes and whether they hold a needle."""
-    lines = pt._clean(pt.split_lines(data), data)
+def _prepare(data: bytes, rx: str, scanner: bytescan.ByteScanner | None = None) -> pl.DataFrame:
+    """The line-local work of one chunk: lines, their classes and whether they hold a needle
+    (Hyperscan over the raw bytes when it can answer, else a regex over every line)."""
+    raw = pt.split_lines(data)
+    hits = scanner.line_hits(data, raw) if scanner is not None else None
+    lines = pt._clean(raw, data)
     frame = pt.line_classes(pl.DataFrame([lines]))
     return frame.with_columns(
         pl.Series("maybe", pt.vllm_special(frame)),
         pt.bracket_odd(frame),
-        hit=pl.col("text").str.contains(rx).fill_null(False),
+        pl.Series("hit", hits) if hits is not None else pl.col("text").str.contains(rx).fill_null(False).alias("hit"),
     )
 
 

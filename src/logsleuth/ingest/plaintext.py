@@ -107,27 +107,43 @@ def sniff(probe: Probe) -> bool:
 
 
 def iter_byte_chunks(f: IO[bytes], size: int | None = None) -> Iterator[bytes]:
-    """Chunks that end on a line boundary (the last one may not); over-long lines are cut."""
+    """Chunks that end on a line boundary (the last one may not); over-long lines are cut.
+
+    Each chunk is one copy of the input (read into a reused buffer, then joined with the carried
+    partial line): at 1 GB the copies and page faults of fresh buffers were most of the reading."""
     size = size or CHUNK_BYTES
     carry = b""
     dropping = False  # inside an over-long line: drop bytes until its newline
-    while block := f.read(size):
+    buf = bytearray(size)
+    view = memoryview(buf)
+    while n := _read_into(f, buf, view):
+        block = view[:n]
         if dropping:
-            nl = block.find(b"\n")
+            nl = buf.find(b"\n", 0, n)
             if nl < 0:
                 continue
-            block, dropping = block[nl:], False
-        data = carry + block if carry else block
-        cut = data.rfind(b"\n")
+            block, dropping = view[nl:n], False
+        cut = buf.rfind(b"\n", n - len(block), n) - (n - len(block))  # in `block`; carry holds no newline
         if cut < 0:
+            data = carry + bytes(block)
             carry, dropping = (data[:MAX_LINE_BYTES], True) if len(data) > MAX_LINE_BYTES else (data, False)
             continue
-        yield data[: cut + 1]
-        carry = data[cut + 1 :]
+        yield b"".join((carry, block[: cut + 1]))
+        carry = bytes(block[cut + 1 :])
         if len(carry) > MAX_LINE_BYTES:
             carry, dropping = carry[:MAX_LINE_BYTES], True
     if carry:
         yield carry
+
+
+def _read_into(f: IO[bytes], buf: bytearray, view: memoryview) -> int:
+    """Fill `buf` from `f` as far as one read goes (like `f.read(len(buf))`); 0 at the end."""
+    readinto = getattr(f, "readinto", None)
+    if readinto is not None:
+        return int(readinto(view) or 0)
+    data = f.read(len(buf))
+    view[: len(data)] = data
+    return len(data)
 
 
 def split_lines(data: bytes) -> pl.Series:
