@@ -397,3 +397,21 @@ def test_concurrent_runs_do_not_corrupt(tmp_path: Path, lib) -> None:  # type: i
     assert sorted((s["files"], s["unchanged"]) for s in summaries) == [(0, 6), (6, 0)]
     assert _check_consistent(db, expected) == sum(s["findings"] for s in summaries)
     assert all(s["index"]["files"] == 6 for s in summaries)
+
+
+def test_a_process_that_loads_twice_keeps_the_findings_and_sees_changes(  # type: ignore[no-untyped-def]
+    corpus: Path, tmp_path: Path, lib, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "db"
+    index.build([str(corpus)], db, library=lib)
+    first = index.load(db).sort(KEY)
+    assert str(db.resolve()) not in index_compact._KEPT  # one load: nothing kept
+    assert index.load(db).sort(KEY).equals(first)
+    assert str(db.resolve()) in index_compact._KEPT  # the second load keeps every finding
+    with monkeypatch.context() as m:
+        m.setattr(index_compact, "scan_valid", lambda *a: pytest.fail("read the file again"))
+        one = index.load(db, predicate=pl.col("pattern") == first["pattern"][0])
+        assert one["pattern"].unique().to_list() == [first["pattern"][0]]
+    (corpus / "b" / "other.jsonl").unlink()  # a new committed state is read from disk, not memory
+    index.build([str(corpus)], db, library=lib)
+    assert not index.load(db).filter(pl.col("source").str.ends_with("other.jsonl")).height

@@ -91,6 +91,31 @@ def collect_valid(db: Path, parts: Sequence[str], lf_of: pl.LazyFrame) -> pl.Dat
     return frame if compact_state(db) == state_of(parts) else None
 
 
+# A process that searches more than once (library use, a server, the benchmark) keeps the compact
+# file in memory: its second load of one committed state reads the file whole (~40 ms for 60k
+# findings), later loads filter in memory (~2 ms) instead of opening the file (~5 ms). A single
+# CLI search never pays for the whole file.
+_KEPT: dict[str, tuple[str, pl.DataFrame]] = {}  # db -> (state, every committed finding)
+_SEEN: dict[str, str] = {}  # db -> the state loaded once already
+
+
+def kept(db: Path, parts: Sequence[str]) -> pl.DataFrame | None:
+    """Every committed finding of `parts`, from memory when this process keeps them, else None
+    (the caller reads the files)."""
+    state, key = state_of(parts), str(db.resolve())
+    hit = _KEPT.get(key)
+    if hit is not None and hit[0] == state:
+        return hit[1]
+    if _SEEN.get(key) != state:
+        _SEEN[key] = state
+        return None
+    lf = scan_valid(db, parts)
+    frame = collect_valid(db, parts, lf) if lf is not None else None
+    if frame is not None:
+        _KEPT[key] = (state, frame)
+    return frame
+
+
 def remove_temp_files(db: Path) -> None:
     for p in db.glob(f".{COMPACT}.*.tmp"):
         with contextlib.suppress(FileNotFoundError):
