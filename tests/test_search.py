@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from conftest import SAMPLES
@@ -262,3 +265,51 @@ def test_fast_query_classification_matches_classify() -> None:
     assert len(texts) > 50
     for t in texts:
         assert search.classify_query(t, builtin) == _classify_query_reference(t, builtin), t
+
+
+def _polars_rank(q: search.Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
+    """The ranking of one pattern's findings as polars expressions (stable sorts): the reference
+    `search._rank_pattern` must agree with."""
+    text_sim = pl.Series("text_sim", search._text_scores(q.text, rows["text"].fill_null("").to_list()), pl.Float64)
+    fp = pl.lit(False) if q.fingerprint is None else pl.col("fingerprint") == q.fingerprint
+    caps = [(pl.col("captures").str.json_path_match(f"$.{k}") == v).fill_null(False).cast(pl.Float64)
+            for k, v in sorted(q.captures.items())]
+    cap_sim = (pl.sum_horizontal(caps) / len(caps)) if caps else pl.lit(0.0)
+    scored = rows.with_columns(text_sim).with_columns(fp_eq=fp.cast(pl.Float64), cap_sim=cap_sim)
+    scored = scored.with_columns(score=search.W_PATTERN + search.W_FP * pl.col("fp_eq")
+                                 + search.W_CAPTURES * pl.col("cap_sim") + search.W_TEXT * pl.col("text_sim"))
+    key = ["session", "source", "pattern", "fingerprint"]
+    counts = scored.group_by(key).len("occurrences")
+    best = (scored.sort(["fp_eq", "cap_sim", "text_sim", "seq", "line"], descending=[True, True, True, False, False],
+                        maintain_order=True)
+            .unique(key, keep="first", maintain_order=True).join(counts, on=key, how="left"))
+    order = ["fp_eq", "cap_sim", "text_sim", "ts", "session", "source", "line", "seq"]
+    return best.sort(order, descending=[True, True, True, True, False, False, False, False], nulls_last=True,
+                     maintain_order=True).head(limit)
+
+
+def test_pattern_ranking_matches_its_polars_reference() -> None:
+    rng = random.Random(4)
+    words = ["ptxas", "fatal", "Unsupported", ".version", "9.2", "current", "9.0", "nvcc", "sm_120", "error"]
+    for _ in range(60):
+        n = rng.randint(1, 80)
+        rows = pl.DataFrame({
+            "session": [rng.choice("abc") for _ in range(n)],
+            "source": [rng.choice(["x.jsonl", "y.jsonl"]) for _ in range(n)],
+            "line": [rng.randint(1, 5) for _ in range(n)],
+            "seq": [rng.randint(0, 5) for _ in range(n)],
+            "ts": [rng.choice([None, datetime(2026, 1, rng.randint(1, 3), tzinfo=UTC)]) for _ in range(n)],
+            "pattern": ["p"] * n,
+            "fingerprint": [rng.choice(["f1", "f2", "f3"]) for _ in range(n)],
+            "captures": [rng.choice([None, "{}", '{"v": "9.2"}', '{"v": "9.0", "w": "x"}', '{"w": "x"}']) for _ in range(n)],
+            "text": [" ".join(rng.choice(words) for _ in range(rng.randint(0, 8))) for _ in range(n)],
+        }, schema_overrides={"ts": pl.Datetime("us", "UTC")})
+        q = search.Query(text=" ".join(rng.choice(words) for _ in range(5)), pattern="p",
+                         captures=rng.choice([{}, {"v": "9.2"}, {"v": "9.0", "w": "x"}]),
+                         fingerprint=rng.choice([None, "f1", "f2"]))
+        limit = rng.choice([1, 3, 10])
+        fast = search._rank_pattern(q, rows, limit)
+        ref = _polars_rank(q, rows, limit)
+        assert fast.select("session", "source", "line", "seq", "fingerprint", "occurrences").equals(
+            ref.select("session", "source", "line", "seq", "fingerprint", "occurrences"))
+        assert fast["score"].to_list() == ref["score"].to_list()
