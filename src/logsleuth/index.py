@@ -206,12 +206,26 @@ def read_manifest(db: Path) -> pl.DataFrame:
     )
 
 
+_LISTED: dict[str, tuple[tuple[int, int, int], list[str]]] = {}  # manifest path -> (its stat, its parts)
+
+
 def _listed_parts(db: Path) -> list[str]:
-    if not (db / MANIFEST).exists():
+    path = db / MANIFEST
+    try:
+        st = path.stat()
+    except FileNotFoundError:
         raise InputError(
             "no index here", Location(str(db)), "build one with `logsleuth index PATH…` (or search files with --in)"
-        )
-    return sorted(read_manifest(db)["part"].drop_nulls().to_list())
+        ) from None
+    # the manifest is replaced by rename, never rewritten in place: same inode, size and mtime,
+    # same manifest (a process that searches again skips reading it)
+    stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+    hit = _LISTED.get(str(path))
+    if hit is not None and hit[0] == stamp:
+        return list(hit[1])
+    parts = sorted(read_manifest(db)["part"].drop_nulls().to_list())
+    _LISTED[str(path)] = (stamp, parts)
+    return list(parts)
 
 
 def scan(db: Path, columns: Sequence[str] | None = None) -> pl.LazyFrame:
@@ -255,6 +269,7 @@ def load(db: Path, columns: Sequence[str] | None = None, predicate: pl.Expr | No
             last = RuntimeError("the compact findings file was replaced while reading it")
         except (FileNotFoundError, pl.exceptions.ComputeError) as exc:
             last = exc
+        _LISTED.pop(str(db / MANIFEST), None)  # read the manifest itself next time
         time.sleep(0.05)
     raise InputError(f"index changed while reading it: {last}", Location(str(db)), "retry")
 
