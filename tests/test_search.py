@@ -23,7 +23,7 @@ from index_sessions import (
     ptxas_fixed,
     write,
 )
-from logsleuth import index, search
+from logsleuth import index, search, search_rank
 from logsleuth.cli import main
 from logsleuth.errors import UsageError
 from logsleuth.library import load_library
@@ -269,15 +269,15 @@ def test_fast_query_classification_matches_classify() -> None:
 
 def _polars_rank(q: search.Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
     """The ranking of one pattern's findings as polars expressions (stable sorts): the reference
-    `search._rank_pattern` must agree with."""
-    text_sim = pl.Series("text_sim", search._text_scores(q.text, rows["text"].fill_null("").to_list()), pl.Float64)
+    `search_rank.rank_pattern` must agree with."""
+    text_sim = pl.Series("text_sim", search_rank._text_scores(q.text, rows["text"].fill_null("").to_list()), pl.Float64)
     fp = pl.lit(False) if q.fingerprint is None else pl.col("fingerprint") == q.fingerprint
     caps = [(pl.col("captures").str.json_path_match(f"$.{k}") == v).fill_null(False).cast(pl.Float64)
             for k, v in sorted(q.captures.items())]
     cap_sim = (pl.sum_horizontal(caps) / len(caps)) if caps else pl.lit(0.0)
     scored = rows.with_columns(text_sim).with_columns(fp_eq=fp.cast(pl.Float64), cap_sim=cap_sim)
-    scored = scored.with_columns(score=search.W_PATTERN + search.W_FP * pl.col("fp_eq")
-                                 + search.W_CAPTURES * pl.col("cap_sim") + search.W_TEXT * pl.col("text_sim"))
+    scored = scored.with_columns(score=search_rank.W_PATTERN + search_rank.W_FP * pl.col("fp_eq")
+                                 + search_rank.W_CAPTURES * pl.col("cap_sim") + search_rank.W_TEXT * pl.col("text_sim"))
     key = ["session", "source", "pattern", "fingerprint"]
     counts = scored.group_by(key).len("occurrences")
     best = (scored.sort(["fp_eq", "cap_sim", "text_sim", "seq", "line"], descending=[True, True, True, False, False],
@@ -308,7 +308,7 @@ def test_pattern_ranking_matches_its_polars_reference() -> None:
                          captures=rng.choice([{}, {"v": "9.2"}, {"v": "9.0", "w": "x"}]),
                          fingerprint=rng.choice([None, "f1", "f2"]))
         limit = rng.choice([1, 3, 10])
-        fast = search._rank_pattern(q, rows, limit)
+        fast = search_rank.rank_pattern(q, rows, limit)
         ref = _polars_rank(q, rows, limit)
         assert fast.select("session", "source", "line", "seq", "fingerprint", "occurrences").equals(
             ref.select("session", "source", "line", "seq", "fingerprint", "occurrences"))

@@ -34,6 +34,7 @@ import polars as pl
 from logsleuth import index_compact
 from logsleuth.errors import InputError, Location
 from logsleuth.index_compact import write_atomic as _write_atomic
+from logsleuth.index_files import Stat, auto_roots, content_hash, default_dir, stat_of
 
 if TYPE_CHECKING:
     from logsleuth.index_rows import FileResult
@@ -99,77 +100,6 @@ MANIFEST_SCHEMA: dict[str, pl.DataType] = {
     "library": pl.Utf8(),  # hash of the pattern library the findings came from
     "version": pl.Int64(),  # INDEX_VERSION
 }
-
-
-# ---------------------------------------------------------------- locations
-
-
-def default_dir() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "logsleuth"
-
-
-def auto_roots() -> list[str]:
-    """Where the supported agents keep their sessions on this machine (HOME/XDG/tool vars respected)."""
-    home = Path(os.path.expanduser("~"))
-    data = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
-    claude = Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
-    codex = Path(os.environ.get("CODEX_HOME") or home / ".codex")
-    candidates = [
-        claude / "projects",
-        codex / "sessions",
-        data / "opencode" / "storage",
-        data / "opencode" / "opencode.db",
-    ]
-    roots = [str(p) for p in candidates if p.exists()]
-    roots += sorted(str(p) for p in (home / ".gemini" / "tmp").glob("*/chats") if p.is_dir())
-    return roots
-
-
-# ---------------------------------------------------------------- file identity
-
-
-@dataclass(frozen=True, slots=True)
-class Stat:
-    size: int
-    mtime_ns: int
-
-
-def _members(path: Path) -> list[Path]:
-    """The files an input is read from: a folder's files, a Claude Code session's subagent files,
-    an SQLite database's write-ahead log."""
-    if path.is_dir():
-        return sorted(p for p in path.rglob("*") if p.is_file())
-    out = [path]
-    sidecar = path.with_name(path.name + "-wal")
-    if sidecar.is_file():
-        out.append(sidecar)
-    if path.suffix == ".jsonl":
-        sub = path.with_suffix("") / "subagents"
-        if sub.is_dir():
-            out += sorted(p for p in sub.rglob("*") if p.is_file())
-    return out
-
-
-def stat_of(path: Path) -> Stat:
-    size = mtime = 0
-    for m in _members(path):
-        st = m.stat()
-        size += st.st_size
-        mtime = max(mtime, st.st_mtime_ns)
-    return Stat(size, mtime)
-
-
-def content_hash(path: Path) -> str:
-    h = hashlib.sha256()
-    base = path if path.is_dir() else path.parent
-    for m in _members(path):
-        if m != path:
-            h.update(b"\x00" + os.path.relpath(m, base).encode() + b"\x00")
-        with open(m, "rb") as f:
-            while chunk := f.read(1 << 20):
-                h.update(chunk)
-    return h.hexdigest()
 
 
 def library_hash(library: PatternLibrary) -> str:
@@ -539,3 +469,6 @@ def _error_line(source: str, exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return f"{source}: {exc.strerror or exc}"
     return f"{source}: internal error: {type(exc).__name__}: {exc}"
+
+
+__all__ = ["auto_roots", "build", "default_dir", "discover", "load", "locked", "read_manifest", "scan", "stat_of"]

@@ -13,7 +13,6 @@ The rules are ARCHITECTURE.md's ("Linking"), made concrete:
 from __future__ import annotations
 
 import bisect
-import itertools
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from logsleuth.link_catch22 import PACKAGE_KINDS, find_catch22, package_value
 from logsleuth.model import (
     Action,
     ActionKind,
@@ -45,9 +45,6 @@ ATTEMPT_FAILURES = frozenset({"dependency_resolution_failed", "dependency_confli
 NOT_RUN = frozenset({"user_rejected_tool_call", "sibling_tool_call_errored", "tool_use_error"})
 # Success categories that mark the goal (a package install is progress, not the goal).
 NOT_GOAL = frozenset({"package_installed"})
-PACKAGE_KINDS = frozenset(
-    {ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN, ActionKind.UNINSTALL}
-)
 _PIVOT_FLAG = re.compile(r"^--(disable|no|enforce-eager|skip)|backend$|^--(engine|load-format|quantization)$")
 _PIVOT_ENV = re.compile(r"(ATTENTION_BACKEND|_BACKEND|^SGLANG_DISABLE|^VLLM_USE_|_DISABLE_)")
 
@@ -137,7 +134,7 @@ def link(
     pivots = tuple(p for p in find_pivots(actions) if p.seq <= end and id(p) not in failed_actions)
     for p in pivots:
         builder.action(p)
-    catch22 = _catch22(episodes, occurrences, fixes, attempts, builder, pivots)
+    catch22 = find_catch22(episodes, occurrences, fixes, attempts, builder.edges, builder.ids_to_actions, pivots)
     outcome = _outcome(episodes, first_success, pivots, catch22)
     recipe = _recipe(actions, failed_actions, first_success)
     nodes = _nodes(episodes, builder, first_success)
@@ -180,7 +177,7 @@ def _changes(fixes: Sequence[Action]) -> list[Action]:
     out = []
     for a in fixes:
         if a.kind in PACKAGE_KINDS:
-            value = _package_value(a)
+            value = package_value(a)
             if last_pkg.get(a.subject, "\0") == value:
                 continue
             last_pkg[a.subject] = value
@@ -359,101 +356,6 @@ def find_pivots(actions: Sequence[Action]) -> list[Action]:
         elif a.kind is ActionKind.ENV_SET and a.seq > start >= 0 and _PIVOT_ENV.search(a.subject):
             pivots.append(a)
     return pivots
-
-
-def _package_value(a: Action) -> str | None:
-    return a.resolved or a.value
-
-
-def _catch22(
-    episodes: Sequence[Episode],
-    occurrences: Sequence[tuple[int, str]],
-    fixes: Sequence[Action],
-    attempts: Mapping[str, list[Action]],
-    builder: _Builder,
-    pivots: Sequence[Action],
-) -> tuple[Catch22, ...]:
-    found: list[Catch22] = []
-    order = [ep for _, ep in occurrences]
-    compressed = [e for i, e in enumerate(order) if i == 0 or order[i - 1] != e]
-    by_id = {ep.id: ep for ep in episodes}
-    done: set[frozenset[str]] = set()
-    # (i) the session really went round: a cycle in the graph of which failure followed which
-    # (A -> B -> A, or longer), with the attempts of every episode on it moving one same subject
-    moved = PACKAGE_KINDS | {ActionKind.ENV_SET}
-    of_subject: dict[str, list[Action]] = {}  # fixes per subject, in order (one scan, not one per cycle)
-    for x in fixes:
-        of_subject.setdefault(x.subject, []).append(x)
-    resolved_by: dict[str, list[Action]] = {}  # episode id -> actions with a RESOLVED edge to it, in edge order
-    for e in builder.edges:
-        if e.relation is Relation.RESOLVED and e.source in builder.ids_to_actions:
-            resolved_by.setdefault(e.target, []).append(builder.ids_to_actions[e.source])
-    suffixes: dict[tuple[str, int], tuple[tuple[str, ...], tuple[int, ...]]] = {}
-    for cycle in _transition_cycles(compressed):
-        subjects = [{x.subject for x in attempts.get(e, []) if x.kind in moved} for e in cycle]
-        common = sorted(set.intersection(*subjects))
-        if not common or frozenset(cycle) in done:
-            continue
-        first = min(by_id[e].occurrences[0] for e in cycle)
-        key = (common[0], first)
-        if key not in suffixes:  # many cycles share a subject and a start: their moves are one suffix
-            moves = of_subject.get(common[0], [])
-            moves = moves[bisect.bisect_right([m.seq for m in moves], first):]  # fixes ascend by seq
-            values = tuple(dict.fromkeys(v for v in (_package_value(m) for m in moves) if v))
-            suffixes[key] = (values, tuple(m.seq for m in moves))
-        values, move_seqs = suffixes[key]
-        found.append(
-            Catch22(episodes=tuple(cycle), subject=common[0], values=values, alternated=True, moves=move_seqs)
-        )
-        done.add(frozenset(cycle))
-    # (ii) a move of a package cured A and revealed B, the way back is known to bring A back, and
-    # nothing but a pivot gets past B: each known move of the subject leads to a known failure
-    pivot_ids = {id(p) for p in pivots}
-    for i in range(len(compressed) - 1):
-        a_id, b_id = compressed[i], compressed[i + 1]
-        if frozenset((a_id, b_id)) in done or by_id[b_id].occurrences[0] < by_id[a_id].occurrences[0]:
-            continue
-        movers = [x for x in attempts.get(a_id, []) if x.kind in PACKAGE_KINDS and _package_value(x)]
-        if not movers:
-            continue
-        mover = movers[-1]
-        before = [
-            x
-            for x in of_subject.get(mover.subject, [])
-            if x.seq < by_id[a_id].occurrences[-1] and x.kind in PACKAGE_KINDS
-        ]
-        if not before or _package_value(before[-1]) == _package_value(mover):
-            continue
-        resolvers = resolved_by.get(b_id, [])
-        if resolvers and not any(id(r) in pivot_ids for r in resolvers):
-            continue  # B was fixed the ordinary way: no trap
-        found.append(
-            Catch22(
-                episodes=(a_id, b_id),
-                subject=mover.subject,
-                values=(str(_package_value(before[-1])), str(_package_value(mover))),
-                alternated=False,
-                moves=(before[-1].seq, mover.seq),
-            )
-        )
-        done.add(frozenset((a_id, b_id)))
-    return tuple(found)
-
-
-def _transition_cycles(compressed: Sequence[str], longest: int = 3) -> list[list[str]]:
-    """Cycles of the episode transition graph, each starting at its earliest episode, in order."""
-    import networkx as nx
-
-    t = nx.DiGraph()
-    t.add_edges_from(itertools.pairwise(compressed))
-    rank = {e: i for i, e in reversed(list(enumerate(compressed)))}
-    cycles = []
-    for cycle in nx.simple_cycles(t, length_bound=longest):
-        if len(cycle) < 2:
-            continue
-        start = min(range(len(cycle)), key=lambda i: rank[cycle[i]])
-        cycles.append(cycle[start:] + cycle[:start])
-    return sorted(cycles, key=lambda c: (len(c), [rank[e] for e in c]))
 
 
 def to_networkx(g: CausalGraph) -> Any:

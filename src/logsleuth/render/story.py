@@ -19,6 +19,7 @@ from logsleuth.analysis import Analysis
 from logsleuth.link import action_label
 from logsleuth.model import Action, ActionKind, Episode, Finding, Relation, Sentence
 from logsleuth.render import facts
+from logsleuth.render.describe import describe, edit_diff, mentions
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 RUN_LIMIT = 4  # more attempts than this against one failure are summarised, not listed
@@ -262,7 +263,7 @@ class Story:
             return None
         a = attempts[-1]
         if a.kind is ActionKind.FILE_EDIT:
-            diff = _edit_diff(a.raw)
+            diff = edit_diff(a.raw)
             if diff:
                 return {"text": diff, "seq": a.seq, "lang": "diff"}
         return {"text": a.raw or a.command, "seq": a.seq, "lang": "bash"}
@@ -345,7 +346,7 @@ class Story:
     def _verdict(self, s: Sentence) -> dict[str, Any]:
         """Check a hedged claim against what happened after it, by what it names."""
         for a in self.an.actions:
-            if a.seq > s.seq and a.kind in _TESTABLE and _mentions(s.text, a):
+            if a.seq > s.seq and a.kind in _TESTABLE and mentions(s.text, a):
                 after = self._next_outcome(a.seq)
                 if after is not None:
                     held = after[0] == "success"
@@ -447,89 +448,15 @@ class Story:
 _TESTABLE = frozenset(
     {ActionKind.FLAG_ADDED, ActionKind.FLAG_CHANGED, ActionKind.FLAG_REMOVED, ActionKind.ENV_SET, ActionKind.LAUNCH}
 )
-_FLAG_NOISE = {"disable", "enable", "no", "use", "cuda", "with"}
 
 
 def _v(verdict: str, evidence: str | None, seq: int | None) -> dict[str, Any]:
     return {"verdict": verdict, "evidence": evidence, "evidence_seq": seq}
 
 
-def _mentions(text: str, a: Action) -> bool:
-    """Does a sentence talk about this change? `--disable-cuda-graph` ~ "disabling graphs"."""
-    low = text.lower()
-    if a.kind in (ActionKind.ENV_SET, ActionKind.LAUNCH):
-        return a.subject in text  # PATH is a variable, "code path" is not
-    if a.subject.lower() in low:
-        return True
-    words = [w for w in a.subject.lower().lstrip("-").replace("_", "-").split("-") if w and w not in _FLAG_NOISE]
-    if not words or not all(w.rstrip("s") in low for w in words):
-        return False
-    if a.subject.startswith("--disable") or a.subject.startswith("--no-"):
-        return "disabl" in low or "turn off" in low or "without" in low
-    return a.value is not None and a.value.lower() in low
-
-
-def describe(a: Action) -> str:
-    """What an action did, as a verb phrase ("pinned `nvidia-cuda-nvcc<13.1`, which installed 13.0.88")."""
-    k = a.kind
-    if k is ActionKind.ENV_SET:
-        return f"set `{a.subject}={_short(a.value or '')}`"
-    if k is ActionKind.ENV_UNSET:
-        return f"unset `{a.subject}`"
-    if k is ActionKind.ENV_ACTIVATE:
-        return f"activated `{a.subject}`"
-    if k in (ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN, ActionKind.UNINSTALL):
-        verb = {"install": "installed", "upgrade": "upgraded", "downgrade": "downgraded", "pin": "pinned",
-                "uninstall": "removed"}[k.value]
-        spec = a.value or ""
-        target = f"`{a.subject}{spec}`" if spec[:1] in "<>=!~" else f"`{a.subject}`"
-        got = f", which gave {a.resolved}" if a.resolved and a.resolved not in spec else ""
-        prev = f" (replacing {a.previous})" if a.previous else ""
-        return f"{verb} {target}{got}{prev}"
-    if k is ActionKind.FLAG_ADDED:
-        return f"added `{a.subject}{' ' + a.value if a.value else ''}` to the launch"
-    if k is ActionKind.FLAG_CHANGED:
-        return f"switched `{a.subject}` to `{a.value}`"
-    if k is ActionKind.FLAG_REMOVED:
-        return f"dropped `{a.subject}`"
-    if k is ActionKind.LAUNCH:
-        return f"relaunched {a.subject}"
-    if k is ActionKind.FILE_EDIT:
-        return f"edited `{a.subject}`"
-    if k is ActionKind.SERVICE_RESTART:
-        return f"restarted `{a.subject}`"
-    if k is ActionKind.BUILD:
-        return f"rebuilt with `{_short(a.command)}`"
-    return f"ran `{_short(a.command)}`"
-
-
-def _edit_diff(raw: str) -> str | None:
-    """An editor tool call's old/new strings as a small diff (the JSON itself reads badly)."""
-    import orjson
-
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    path = data.get("file_path") or data.get("filePath") or data.get("path") or ""
-    old, new = data.get("old_string") or data.get("oldString"), data.get("new_string") or data.get("newString")
-    if not isinstance(old, str) or not isinstance(new, str):
-        return None
-    lines = [f"--- {path}", f"+++ {path}"]
-    lines += [f"-{ln}" for ln in old.splitlines()[:12]] + [f"+{ln}" for ln in new.splitlines()[:12]]
-    return "\n".join(lines)
-
-
 def _lower_first(title: str) -> str:
     """"Shared library not found" -> "shared library …", but "NCCL …" stays."""
     return title[:1].lower() + title[1:] if title[1:2].islower() else title
-
-
-def _short(text: str, width: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _join(parts: Sequence[str]) -> str:
