@@ -50,13 +50,35 @@ def cite(seq: int | None) -> str:
     return f"[msg {seq}]" if seq is not None else ""
 
 
+class _Row(dict[str, Any]):
+    """An event as a dict whose `text` is made from the events table when read, not kept: the
+    report reads few texts, and holding every one as a Python string doubled a long session's
+    memory."""
+
+    __slots__ = ("_i", "_texts")
+
+    def __init__(self, values: dict[str, Any], texts: Any, i: int):
+        super().__init__(values)
+        self._texts = texts
+        self._i = i
+
+    def __missing__(self, key: str) -> Any:
+        if key == "text":
+            return self._texts[self._i]
+        raise KeyError(key)
+
+
 class Story:
     """Indexes an Analysis once, then builds each section of the postmortem."""
 
     def __init__(self, an: Analysis):
         self.an = an
         self.g = an.graph
-        rows = sorted(an.events.to_dicts(), key=lambda r: r["seq"])
+        events = an.events
+        texts = events["text"]
+        rows: list[dict[str, Any]] = sorted(
+            (_Row(d, texts, i) for i, d in enumerate(events.drop("text").to_dicts())), key=lambda r: r["seq"]
+        )
         self.rows = rows
         self.by_seq = {r["seq"]: r for r in rows}
         calls = {r["call_id"]: r["seq"] for r in rows if r["kind"] == "tool_call" and r["call_id"]}
