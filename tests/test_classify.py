@@ -226,3 +226,14 @@ def test_quoted_success_reads_assistant_text_for_success_patterns_only(lib: Patt
     quoted = classify(sink.frame(), lib, quoted_success=True)
     assert plain.findings == ()
     assert [(f.seq, f.severity.value) for f in quoted.findings] == [(0, "success")]
+
+
+def test_unclassified_templates_do_not_depend_on_the_batch_size(lib: PatternLibrary,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from logsleuth import ingest, residue
+
+    root = Path(__file__).resolve().parent.parent / "sample_logs"
+    events = pl.concat([ingest.read(str(p)).events for p in sorted(root.glob("*/*.log"))], how="vertical_relaxed")
+    whole = classify(events, lib).unclassified
+    monkeypatch.setattr(residue, "BATCH_BYTES", 200)  # a batch every few events
+    assert len(whole) > 3 and classify(events, lib).unclassified == whole

@@ -55,22 +55,43 @@ def template_expr(col: str) -> pl.Expr:
     return e.str.strip_chars().str.slice(0, TEMPLATE_CHARS)
 
 
+# Error-looking events are split into lines this many bytes of text at a time: splitting them all
+# at once copied most of a long session's tool output (measured +60 MB peak on a 200 MiB session).
+BATCH_BYTES = 16 * 1024 * 1024
+
+
 def unclassified_templates(ev: pl.DataFrame, matched: pl.DataFrame) -> tuple[Unclassified, ...]:
     """Group the unmatched error-looking lines of tool_result/log events.
 
     `ev` is the event table with a `_row` index; `matched` holds (`_row`, `off`) of every line a
     pattern matched (off = 0-based line offset within the event text), which are left out.
+    Lines are counted per template; each template keeps its first line in (session, seq, line) order.
     """
     kind = pl.col("kind").cast(pl.Utf8)
-    lines = (
+    cand = (
         ev.lazy()
         .filter(kind.is_in(["tool_result", "log"]) & pl.col("text").str.contains(ERRORISH))
-        .select("_row", "session", "seq", "source", "line", kind.alias("kind"),
-                l=pl.col("text").str.split("\n"))
+        .select("_row", "session", "seq", size=pl.col("text").str.len_bytes())
+        .sort("session", "seq")
+        .collect()
+    )
+    if not cand.height:
+        return ()
+    # batches in (session, seq) order: a template's first line is in the first batch that has it
+    batch = (cand["size"].cum_sum() // BATCH_BYTES).to_list()
+    rows = cand["_row"].to_list()
+    groups: dict[int, list[int]] = {}
+    for b, r in zip(batch, rows, strict=True):
+        groups.setdefault(b, []).append(r)
+    hits = matched.lazy().with_columns(pl.col("off").cast(pl.Int64))
+    parts = [
+        ev.lazy()
+        .filter(pl.col("_row").is_in(pl.Series(group, dtype=ev.schema["_row"]).implode()))
+        .select("_row", "session", "seq", "source", "line", kind.alias("kind"), l=pl.col("text").str.split("\n"))
         .with_columns(off=pl.int_ranges(0, pl.col("l").list.len()))
         .explode(["l", "off"])
         .filter(pl.col("l").str.contains(ERRORISH))
-        .join(matched.lazy().with_columns(pl.col("off").cast(pl.Int64)), on=["_row", "off"], how="anti")
+        .join(hits, on=["_row", "off"], how="anti")
         .with_columns(
             template=template_expr("l"),
             src_line=pl.col("line") + pl.when(pl.col("kind") == "log").then(pl.col("off")).otherwise(0),
@@ -79,8 +100,14 @@ def unclassified_templates(ev: pl.DataFrame, matched: pl.DataFrame) -> tuple[Unc
         .sort("session", "seq", "off")
         .group_by("template", maintain_order=True)
         .agg(count=pl.len(), first_line=pl.col("src_line").first(), source=pl.col("source").first())
-        .sort(["count", "template"], descending=[True, False])
         .collect()
+        for _, group in sorted(groups.items())
+    ]
+    lines = (
+        pl.concat(parts)
+        .group_by("template", maintain_order=True)
+        .agg(pl.col("count").sum(), pl.col("first_line").first(), pl.col("source").first())
+        .sort(["count", "template"], descending=[True, False])
     )
     return tuple(
         Unclassified(t, int(c), int(fl), s)
