@@ -58,6 +58,15 @@ def test_no_answer_where_raw_bytes_are_not_the_lines() -> None:
     assert scanner.line_hits(plain, plaintext.split_lines(plain)).tolist() == [False, True, False, True]
 
 
+def test_small_plain_files_skip_the_database(tmp_path: Path) -> None:
+    small, big = tmp_path / "small.log", tmp_path / "big.log"
+    small.write_bytes(b"x\n" * 10)
+    with open(big, "wb") as f:
+        f.truncate(logscan.SCANNER_MIN_BYTES)
+    assert not logscan._big(ingest.base.make_probe(str(small)))
+    assert logscan._big(ingest.base.make_probe(str(big)))
+
+
 def test_no_answer_when_matches_are_everywhere() -> None:
     scanner = bytescan.compile_scanner(["x"])
     assert scanner is not None
@@ -85,10 +94,22 @@ def test_records_are_the_same_with_or_without_hyperscan(
     path = tmp_path / "mixed.log"
     path.write_text("\n".join(rng.choice(lines) for _ in range(5000)))
     monkeypatch.setattr(plaintext, "CHUNK_BYTES", 32 * 1024)
-    if not scanner:
+    answered: list[bool] = []
+    if scanner:  # a small file: force the scanner, and check that it answered
+        monkeypatch.setattr(logscan, "SCANNER_MIN_BYTES", 0)
+        line_hits = bytescan.ByteScanner.line_hits
+
+        def spy(self, data, lines):  # type: ignore[no-untyped-def]
+            out = line_hits(self, data, lines)
+            answered.append(out is not None)
+            return out
+
+        monkeypatch.setattr(bytescan.ByteScanner, "line_hits", spy)
+    else:
         monkeypatch.setattr(bytescan, "compile_scanner", lambda *a, **k: None)
     full = ingest.read(str(path))
     fast = ingest.read_candidates(str(path), None, *terms)
     a = jsonout.dumps(classify(full.events, lib).to_dict())
     b = jsonout.dumps(classify(fast.events, lib).to_dict())
     assert a == b and b'"findings": []' not in b
+    assert any(answered) if scanner else not answered

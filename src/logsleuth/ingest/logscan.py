@@ -79,7 +79,7 @@ def scan(probe: Probe, needles: Iterable[str], regexes: Sequence[str] = ()) -> T
     """The candidate records of a plain text log (see the module docstring)."""
     needles = list(needles)
     rx = needle_regex(needles, regexes)
-    scanner = bytescan.compile_scanner(seam_safe(needles), regexes)
+    scanner = bytescan.compile_scanner(seam_safe(needles), regexes) if _big(probe) else None
     session = session_from_path(probe.display)
     report = ReportBuilder(probe.display, pt.FORMAT)
     picked = _Picked()
@@ -103,6 +103,19 @@ def scan(probe: Probe, needles: Iterable[str], regexes: Sequence[str] = ()) -> T
     if carry is not None:
         picked.add(_mark(carry), report)
     return Transcript(_event_frame(picked.records(), session, probe.display), report.finish(picked.seq))
+
+
+SCANNER_MIN_BYTES = 16 * 1024 * 1024  # below this, compiling the Hyperscan database (~70 ms) costs more than it saves
+
+
+def _big(probe: Probe) -> bool:
+    """Worth a Hyperscan database: a plain file of SCANNER_MIN_BYTES or more, or a stream of unknown size."""
+    if probe.path is None or probe.compression is not None:
+        return True
+    try:
+        return probe.path.stat().st_size >= SCANNER_MIN_BYTES
+    except OSError:
+        return True
 
 
 def _prepared(probe: Probe, rx: str, scanner: bytescan.ByteScanner | None = None) -> Iterator[pl.DataFrame]:
