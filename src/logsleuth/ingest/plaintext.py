@@ -124,9 +124,11 @@ def iter_byte_chunks(f: IO[bytes], size: int | None = None) -> Iterator[bytes]:
                 continue
             block, dropping = view[nl:n], False
         cut = buf.rfind(b"\n", n - len(block), n) - (n - len(block))  # in `block`; carry holds no newline
-        if cut < 0:
-            data = carry + bytes(block)
-            carry, dropping = (data[:MAX_LINE_BYTES], True) if len(data) > MAX_LINE_BYTES else (data, False)
+        if cut < 0:  # no line ends here: the line goes on (cut once it is over-long)
+            if len(carry) + len(block) > MAX_LINE_BYTES:
+                carry, dropping = b"".join((carry, block[: MAX_LINE_BYTES - len(carry)])), True
+            else:
+                carry = b"".join((carry, block))
             continue
         yield b"".join((carry, block[: cut + 1]))
         carry = bytes(block[cut + 1 :])
