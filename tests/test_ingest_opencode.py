@@ -478,3 +478,20 @@ def test_export_with_stderr_banner(tmp_path: Path) -> None:
     t = ingest.read(str(path))
     assert not t.report.skipped and rows(t) == rows(ingest.read(str(EXPORT)))
     assert t.events["line"].to_list() == [x + 1 for x in ingest.read(str(EXPORT)).events["line"]]
+
+
+@pytest.mark.parametrize("banner", [b"", b"Exporting session: ses_1\n"])
+def test_export_parsed_from_bytes_equals_the_tolerant_path(
+    tmp_path: Path, banner: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """orjson parses the raw bytes when it can; the decoded, tolerant path must give the same events."""
+    import orjson
+
+    path = tmp_path / "export.json"
+    path.write_bytes(banner + (FIX / "export.json").read_bytes())
+    fast = ingest.read(str(path))
+    monkeypatch.setattr(orjson, "loads", lambda *_a, **_k: (_ for _ in ()).throw(orjson.JSONDecodeError("x", "", 0)))
+    slow = ingest.read(str(path))
+    assert fast.events.equals(slow.events)
+    assert fast.report.to_dict() == slow.report.to_dict()
+    assert fast.events.height > 5

@@ -82,34 +82,60 @@ def _parse_export(text: str) -> tuple[dict[str, Any], tuple[int, str] | None]:
 
 
 class _Locator:
-    """File line of each id, searched forward in document order (cheap: one pass over the text)."""
+    """File line of each id, searched forward in document order (cheap: one pass over the text,
+    which is the decoded `str` or, when it parsed as it is, the raw `bytes`)."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str | bytes):
         self.text = text
-        self.multiline = "\n" in text.strip()
+        self.raw = isinstance(text, bytes)
+        self.multiline = (b"\n" in text.strip()) if isinstance(text, bytes) else ("\n" in text.strip())
         # start at the messages: the session header may name message ids (revert.messageID)
-        m = re.search(r'"messages"\s*:\s*\[', text)
+        m = _MESSAGES_B.search(text) if isinstance(text, bytes) else _MESSAGES.search(text)
         self.pos = m.start() if m else 0
-        self.line = 1 + text.count("\n", 0, self.pos)
+        self.line = 1 + self._count(0, self.pos)
+
+    def _count(self, start: int, stop: int) -> int:
+        return self.text.count(b"\n" if self.raw else "\n", start, stop)  # type: ignore[arg-type]
 
     def find(self, ident: Any, record: int) -> int:
         if not self.multiline:
             return record
         if isinstance(ident, str) and ident:
-            at = self.text.find(json.dumps(ident), self.pos)
+            needle = json.dumps(ident)
+            at = self.text.find(needle.encode() if self.raw else needle, self.pos)  # type: ignore[arg-type]
             if at >= 0:
-                self.line += self.text.count("\n", self.pos, at)
+                self.line += self._count(self.pos, at)
                 self.pos = at
         return self.line
+
+
+_MESSAGES = re.compile(r'"messages"\s*:\s*\[')
+_MESSAGES_B = re.compile(rb'"messages"\s*:\s*\[')
+_BANNER_B = re.compile(rb"\A[ \t]*Exporting session:[^\n]*")
+
+
+def _parse_export_bytes(raw: bytes) -> tuple[dict[str, Any], tuple[int, str] | None, str | bytes]:
+    """(document, error, text to locate ids in). orjson parses the raw bytes when it can (no
+    decoded copy of a 200 MB export, and faster); anything it refuses (invalid UTF-8, a lone
+    surrogate, NaN, a huge integer, malformed JSON) goes the tolerant way of `_parse_export`."""
+    import orjson
+
+    # blank out a stderr banner in place, so that file lines stay true
+    raw = _BANNER_B.sub(lambda m: b" " * len(m.group(0)), raw, count=1)
+    try:
+        doc = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        text = EXPORT_BANNER.sub(lambda m: " " * len(m.group(0)), raw.decode("utf-8", errors="replace"), count=1)
+        del raw
+        doc, err = _parse_export(text)
+        return doc, err, text
+    return (doc, None, raw) if isinstance(doc, dict) else ({}, (1, "export is not a JSON object"), raw)
 
 
 def read_export(probe: Probe) -> Transcript:
     display = probe.display
     with probe.open() as f:
-        text = f.read().decode("utf-8", errors="replace")
-    # blank out a stderr banner in place, so that file lines stay true
-    text = EXPORT_BANNER.sub(lambda m: " " * len(m.group(0)), text, count=1)
-    doc, err = _parse_export(text)
+        doc, err, text = _parse_export_bytes(f.read())
     rep = ReportBuilder(display, "opencode-export")
     info = doc.get("info")
     default_session = info.get("id") if isinstance(info, dict) and isinstance(info.get("id"), str) else None
