@@ -6,8 +6,9 @@ Everything here is read off the events (never the wall clock) and cites the even
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,8 +155,11 @@ def established(
     result_of: dict[int, dict[str, Any]],
     actions: Iterable[Action],
     failed: Iterable[tuple[Action, Any]],
+    searches: Sequence[Cited] | None = None,
 ) -> list[Cited]:
-    """Facts the session established: versions resolved, versions that do not exist, searches that came up empty."""
+    """Facts the session established: versions resolved, versions that do not exist, searches that
+    came up empty (`searches`: `search_facts` of the same actions, when the caller has them)."""
+    actions = list(actions)
     facts: list[Cited] = []
     for a in actions:
         if a.kind in (ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN) and a.resolved:
@@ -164,6 +168,13 @@ def established(
             facts.append(Cited(f"`{a.subject}{spec}` resolves to {a.resolved}{prev}", a.seq))
     for a, f in failed:
         facts.append(Cited(f"`{a.subject}{a.value or ''}` cannot be installed: {first_lines(f.text, 1)[0]}", f.seq))
+    facts += search_facts(result_of, actions) if searches is None else searches
+    return sorted(facts, key=lambda c: c.seq)
+
+
+def search_facts(result_of: dict[int, dict[str, Any]], actions: Iterable[Action]) -> list[Cited]:
+    """What the session's `find`/`ls`/`fd` calls found (or that they found nothing), in action order."""
+    facts: list[Cited] = []
     for a in actions:
         if a.kind is not ActionKind.INVESTIGATE or a.subject not in ("find", "ls", "fd"):
             continue
@@ -173,7 +184,8 @@ def established(
         lines = [ln.strip() for ln in res["text"].splitlines() if ln.strip()]
         glob = _name_glob(a.command)
         if glob is not None:  # one tool call may run several finds: keep the lines this one could print
-            lines = [ln for ln in lines if fnmatch.fnmatch(ln.rsplit("/", 1)[-1], glob)]
+            match = _glob_matcher(glob)
+            lines = [ln for ln in lines if match(ln.rsplit("/", 1)[-1])]
         elif a.subject != "ls":
             continue
         if not lines or lines[0] in ("(no output)", "(Bash completed with no output)"):
@@ -184,7 +196,13 @@ def established(
             which = f" ({', '.join(archs)} only)" if archs else ""
             shown = ", ".join(_short(n, 60) for n in names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
             facts.append(Cited(f"`{_short(a.command)}` found {len(names)} file(s){which}: {shown}", res["seq"]))
-    return sorted(facts, key=lambda c: c.seq)
+    return facts
+
+
+@functools.lru_cache(maxsize=256)
+def _glob_matcher(glob: str) -> Callable[[str], Any]:
+    """`fnmatch.fnmatch(name, glob)` (POSIX: case-sensitive), compiled once per glob."""
+    return re.compile(fnmatch.translate(glob)).match
 
 
 def _name_glob(command: str) -> str | None:

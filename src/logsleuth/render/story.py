@@ -107,6 +107,8 @@ class Story:
             self._call_of.setdefault(res["seq"], call_seq)
         self._stuck: list[Sentence] | None = None
         self._established: list[facts.Cited] | None = None
+        self._testable: list[Action] | None = None
+        self._search_facts: list[facts.Cited] | None = None
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -134,6 +136,11 @@ class Story:
 
         seqs = self.an.events.filter(pl.col("text").str.contains_any(list(needles)).fill_null(False))["seq"]
         return [self.by_seq[s] for s in sorted(set(seqs.to_list())) if s in self.by_seq]
+
+    def _searches(self) -> list[facts.Cited]:
+        if self._search_facts is None:  # read from every find/ls output: computed once
+            self._search_facts = facts.search_facts(self.result_of, self.an.actions)
+        return self._search_facts
 
     def was_launch(self, seq: int) -> bool:
         return seq in self._launches
@@ -367,8 +374,10 @@ class Story:
 
     def _verdict(self, s: Sentence) -> dict[str, Any]:
         """Check a hedged claim against what happened after it, by what it names."""
-        for a in self.an.actions:
-            if a.seq > s.seq and a.kind in _TESTABLE and mentions(s.text, a):
+        if self._testable is None:  # the launches and flag/env changes, once for every claim
+            self._testable = [a for a in self.an.actions if a.kind in _TESTABLE]
+        for a in self._testable:
+            if a.seq > s.seq and mentions(s.text, a):
                 after = self._next_outcome(a.seq)
                 if after is not None:
                     held = after[0] == "success"
@@ -381,7 +390,7 @@ class Story:
                 return _v("did not hold", facts.first_lines(f.text, 1)[0], f.seq)
         things = [t for label, t in s.entities if label in ("CUDA_LIB", "GPU_ARCH", "FEATURE") and len(t) >= 4]
         if self._established is None:  # the same for every claim: computed once
-            self._established = facts.established(self.result_of, self.an.actions, ())
+            self._established = facts.established(self.result_of, self.an.actions, (), self._searches())
         for fact in self._established:
             low = fact.text.lower()
             if fact.seq > s.seq and any(n.lower().rstrip("s") in low for n in things):
@@ -415,7 +424,7 @@ class Story:
             if text:
                 required.append({"title": self.title_of(ep), "text": text, "seq": ep.occurrences[0]})
         tables = facts.table_facts([f for ep in self.g.episodes for f in ep.findings], self.an.library.knowledge)
-        created = facts.established(self.result_of, self.an.actions, self.g.failed_attempts)
+        created = facts.established(self.result_of, self.an.actions, self.g.failed_attempts, self._searches())
         return {"required": required, "tables": tables, "created": [c.to_dict() for c in created]}
 
     def root_cause(self) -> dict[str, Any]:
