@@ -21,6 +21,8 @@ from typing import Any
 
 import regex
 
+from logsleuth.library.regexes import class_end
+
 # Characters whose case mapping (str.lower/upper/casefold/title) or `regex` IGNORECASE folding
 # reaches an ASCII letter. Checked against every code point in tests/test_redact_scan.py.
 FOLDS_TO_ASCII = (
@@ -28,18 +30,6 @@ FOLDS_TO_ASCII = (
     "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
 )
 FOLD_SPECIAL = regex.compile(f"[{FOLDS_TO_ASCII}]")
-
-
-def _class_end(p: str, i: int) -> int:
-    """Index just past the character class that starts at p[i] == '['."""
-    j = i + 1
-    if j < len(p) and p[j] == "^":
-        j += 1
-    if j < len(p) and p[j] == "]":
-        j += 1
-    while j < len(p) and p[j] != "]":
-        j += 2 if p[j] == "\\" else 1
-    return j + 1
 
 
 def _group_end(p: str, i: int) -> int:
@@ -51,7 +41,7 @@ def _group_end(p: str, i: int) -> int:
             j += 2
             continue
         if c == "[":
-            j = _class_end(p, j)
+            j = class_end(p, j)
             continue
         if c == "(":
             depth += 1
@@ -82,7 +72,7 @@ def superset(pattern: str) -> str:
             out.append({"\\b": "", "\\w": "\\S", "\\d": "\\S"}.get(esc, esc))
             i += 2
         elif c == "[":
-            j = _class_end(pattern, i)
+            j = class_end(pattern, i)
             out.append(_widen_class(pattern[i:j]))
             i = j
         elif pattern.startswith("(?<=", i):
