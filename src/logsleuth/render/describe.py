@@ -23,35 +23,35 @@ def mentions(text: str, a: Action) -> bool:
     return a.value is not None and a.value.lower() in low
 
 
+# what the simpler kinds of action did, as a verb phrase (formatted with the action as `a`)
+_PHRASES = {
+    ActionKind.ENV_UNSET: "unset `{a.subject}`",
+    ActionKind.ENV_ACTIVATE: "activated `{a.subject}`",
+    ActionKind.FLAG_CHANGED: "switched `{a.subject}` to `{a.value}`",
+    ActionKind.FLAG_REMOVED: "dropped `{a.subject}`",
+    ActionKind.LAUNCH: "relaunched {a.subject}",
+    ActionKind.FILE_EDIT: "edited `{a.subject}`",
+    ActionKind.SERVICE_RESTART: "restarted `{a.subject}`",
+}
+_PACKAGE_VERBS = {ActionKind.INSTALL: "installed", ActionKind.UPGRADE: "upgraded", ActionKind.DOWNGRADE: "downgraded",
+                  ActionKind.PIN: "pinned", ActionKind.UNINSTALL: "removed"}
+
+
 def describe(a: Action) -> str:
     """What an action did, as a verb phrase ("pinned `nvidia-cuda-nvcc<13.1`, which installed 13.0.88")."""
     k = a.kind
+    if k in _PHRASES:
+        return _PHRASES[k].format(a=a)
     if k is ActionKind.ENV_SET:
         return f"set `{a.subject}={short(a.value or '')}`"
-    if k is ActionKind.ENV_UNSET:
-        return f"unset `{a.subject}`"
-    if k is ActionKind.ENV_ACTIVATE:
-        return f"activated `{a.subject}`"
-    if k in (ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN, ActionKind.UNINSTALL):
-        verb = {"install": "installed", "upgrade": "upgraded", "downgrade": "downgraded", "pin": "pinned",
-                "uninstall": "removed"}[k.value]
+    if k in _PACKAGE_VERBS:
         spec = a.value or ""
         target = f"`{a.subject}{spec}`" if spec[:1] in "<>=!~" else f"`{a.subject}`"
         got = f", which gave {a.resolved}" if a.resolved and a.resolved not in spec else ""
         prev = f" (replacing {a.previous})" if a.previous else ""
-        return f"{verb} {target}{got}{prev}"
+        return f"{_PACKAGE_VERBS[k]} {target}{got}{prev}"
     if k is ActionKind.FLAG_ADDED:
         return f"added `{a.subject}{' ' + a.value if a.value else ''}` to the launch"
-    if k is ActionKind.FLAG_CHANGED:
-        return f"switched `{a.subject}` to `{a.value}`"
-    if k is ActionKind.FLAG_REMOVED:
-        return f"dropped `{a.subject}`"
-    if k is ActionKind.LAUNCH:
-        return f"relaunched {a.subject}"
-    if k is ActionKind.FILE_EDIT:
-        return f"edited `{a.subject}`"
-    if k is ActionKind.SERVICE_RESTART:
-        return f"restarted `{a.subject}`"
     if k is ActionKind.BUILD:
         return f"rebuilt with `{short(a.command)}`"
     return f"ran `{short(a.command)}`"
