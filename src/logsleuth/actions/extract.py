@@ -53,15 +53,17 @@ class CallResult:
 
 def extract_actions(events: pl.DataFrame) -> list[Action]:
     """Every action of every tool call, sorted by (session, seq, order within the command)."""
-    results = _results(events)
+    results = _Results(events)
     known: dict[tuple[str, str], str] = {}  # (session, package) -> last version seen
     launched: dict[tuple[str, str], Flags] = {}  # (session, engine) -> flags of its last launch
     out: list[Action] = []
     for row in _calls(events):
         session, seq = row["session"], row["seq"]
-        result = results.get((session, row["call_id"])) or results.get((session, f"#{seq + 1}"))
         drafts = drafts_for_call(row["tool"], row["text"] or "")
-        versions = output_versions(result.text) if result and any(d.pkg for d in drafts) else None
+        result = None
+        if any(d.pkg for d in drafts):  # only package actions read the output
+            result = results.get((session, row["call_id"])) or results.get((session, f"#{seq + 1}"))
+        versions = output_versions(result.text) if result else None
         base = {"session": session, "seq": seq, "source": row["source"], "line": row["line"],
                 "raw": row["text"] or "", "ts": row["ts"]}
         for d in drafts:
@@ -164,23 +166,37 @@ def _calls(events: pl.DataFrame) -> Iterator[dict[str, Any]]:
     yield from calls.select("session", "seq", "source", "line", "ts", "tool", "call_id", "text").iter_rows(named=True)
 
 
-def _results(events: pl.DataFrame) -> dict[tuple[str, str | None], CallResult]:
-    """(session, call_id) -> the result; results without a call_id are keyed `#seq` (paired by position)."""
-    rows = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_result").sort(["session", "seq"])
-    out: dict[tuple[str, str | None], CallResult] = {}
-    for r in rows.select("session", "seq", "call_id", "text", "is_error", "exit_code").iter_rows(named=True):
-        key = (r["session"], r["call_id"] if r["call_id"] is not None else f"#{r['seq']}")
-        prev = out.get(key)
-        text = (prev.text + "\n" if prev else "") + (r["text"] or "")
-        err = r["is_error"] if prev is None or r["is_error"] is not None else prev.is_error
-        code = r["exit_code"] if prev is None or r["exit_code"] is not None else prev.exit_code
-        out[key] = CallResult(text, err, code)
-    return out
+class _Results:
+    """(session, call_id) -> the call's result; results without a call_id are keyed `#seq` (paired
+    by position). A result's text is made when it is asked for, from the events table: holding
+    every tool output as a Python string at once doubled a long session's memory."""
+
+    def __init__(self, events: pl.DataFrame):
+        rows = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_result").sort(["session", "seq"])
+        self._texts = rows["text"]
+        self._index: dict[tuple[str, str | None], tuple[list[int], bool | None, int | None]] = {}
+        cols = rows.select("session", "seq", "call_id", "is_error", "exit_code").iter_rows()
+        for i, (session, seq, call_id, is_error, exit_code) in enumerate(cols):
+            key = (session, call_id if call_id is not None else f"#{seq}")
+            prev = self._index.get(key)
+            if prev is None:
+                self._index[key] = ([i], is_error, exit_code)
+            else:  # several results of one call: texts joined, the latest verdicts that say something
+                err = is_error if is_error is not None else prev[1]
+                code = exit_code if exit_code is not None else prev[2]
+                self._index[key] = ([*prev[0], i], err, code)
+
+    def get(self, key: tuple[str, str | None]) -> CallResult | None:
+        hit = self._index.get(key)
+        if hit is None:
+            return None
+        rows, err, code = hit
+        return CallResult("\n".join(self._texts[i] or "" for i in rows), err, code)
 
 
 def call_outcomes(events: pl.DataFrame) -> dict[tuple[str, int], bool | None]:
     """(session, seq of the tool_call) -> did the call succeed (None when nothing says)."""
-    results = _results(events)
+    results = _Results(events)
     out: dict[tuple[str, int], bool | None] = {}
     for row in _calls(events):
         r = results.get((row["session"], row["call_id"])) or results.get((row["session"], f"#{row['seq'] + 1}"))
