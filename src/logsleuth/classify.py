@@ -392,14 +392,16 @@ def _findings(
         return [], pl.DataFrame({"_row": [], "off": []}, schema={"_row": pl.UInt32, "off": pl.Int64})
     rows = sorted({m.row for m in matches})
     meta = ev.filter(pl.col("_row").is_in(rows)).select(
-        "_row", "session", "seq", "source", "line", "ts", pl.col("kind").cast(pl.Utf8), "text"
+        "_row", "session", "seq", "source", "line", "ts", pl.col("kind").cast(pl.Utf8)
     )
     info = {r[0]: r[1:] for r in meta.iter_rows()}
+    texts = _RowTexts(ev["text"])  # matches come row by row: one row's text at a time
     rendered: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[str, tuple[str, ...]]] = {}
     seen: set[tuple[int, int, str]] = set()
     out: list[Finding] = []
     for m in sorted(matches, key=lambda m: (m.row, m.pid, m.pos)):
-        session, seq, source, line, ts, kind, text = info[m.row]
+        session, seq, source, line, ts, kind = info[m.row]
+        text = texts[m.row]
         first_off = text.count("\n", 0, m.pos)
         last_off = first_off + text.count("\n", m.pos, max(m.end - 1, m.pos))
         span_rows.extend((m.row, off) for off in range(first_off, last_off + 1))
