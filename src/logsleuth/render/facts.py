@@ -8,7 +8,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +45,7 @@ class Cited:
         return {"text": self.text, "seq": self.seq}
 
 
-def goal(rows: Sequence[dict[str, Any]], limit: int = 2) -> list[Cited]:
+def goal(rows: Sequence[Mapping[str, Any]], limit: int = 2) -> list[Cited]:
     """The first user messages, trimmed to their first sentences: what the session set out to do."""
     out: list[Cited] = []
     for r in rows:
@@ -69,7 +69,7 @@ MACHINE_GATES = ("NVIDIA", "Driver Version: ", "CUDA Version: ", "Cuda compilati
 STACK_GATES = ("Name: ", ".dist-info")
 
 
-def machine(rows: Sequence[dict[str, Any]], actions: Sequence[Action]) -> dict[str, Any]:
+def machine(rows: Sequence[Mapping[str, Any]], actions: Sequence[Action]) -> dict[str, Any]:
     """GPUs, driver, CUDA, hosts and containers seen in the session."""
     gpus: dict[str, tuple[int, int]] = {}  # name -> (count in one listing, first seq)
     driver = cuda = nvcc = None
@@ -107,7 +107,7 @@ def machine(rows: Sequence[dict[str, Any]], actions: Sequence[Action]) -> dict[s
     }
 
 
-def stack(rows: Sequence[dict[str, Any]], actions: Sequence[Action]) -> list[dict[str, Any]]:
+def stack(rows: Sequence[Mapping[str, Any]], actions: Sequence[Action]) -> list[dict[str, Any]]:
     """Package versions as seen: installed/resolved by actions, `pip show`, dist-info folder names."""
     seen: dict[str, dict[str, Any]] = {}
     for r in rows:
@@ -129,7 +129,7 @@ def _norm(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def duration(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def duration(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     stamps = [r["ts"] for r in rows if r["ts"] is not None]
     if not stamps:
         return {"start": None, "end": None, "minutes": None}
@@ -152,7 +152,7 @@ def first_lines(text: str, n: int = 3, width: int = 160) -> list[str]:
 
 
 def established(
-    result_of: dict[int, dict[str, Any]],
+    result_of: Mapping[int, Mapping[str, Any]],
     actions: Iterable[Action],
     failed: Iterable[tuple[Action, Any]],
     searches: Sequence[Cited] | None = None,
@@ -172,7 +172,7 @@ def established(
     return sorted(facts, key=lambda c: c.seq)
 
 
-def search_facts(result_of: dict[int, dict[str, Any]], actions: Iterable[Action]) -> list[Cited]:
+def search_facts(result_of: Mapping[int, Mapping[str, Any]], actions: Iterable[Action]) -> list[Cited]:
     """What the session's `find`/`ls`/`fd` calls found (or that they found nothing), in action order."""
     facts: list[Cited] = []
     for a in actions:

@@ -20,6 +20,7 @@ from logsleuth.link import action_label
 from logsleuth.model import Action, ActionKind, Episode, Finding, Relation, Sentence
 from logsleuth.render import facts
 from logsleuth.render.describe import describe, edit_diff, mentions
+from logsleuth.render.rows import EventRow, event_rows
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 RUN_LIMIT = 4  # more attempts than this against one failure are summarised, not listed
@@ -50,39 +51,17 @@ def cite(seq: int | None) -> str:
     return f"[msg {seq}]" if seq is not None else ""
 
 
-class _Row(dict[str, Any]):
-    """An event as a dict whose `text` is made from the events table when read, not kept: the
-    report reads few texts, and holding every one as a Python string doubled a long session's
-    memory."""
-
-    __slots__ = ("_i", "_texts")
-
-    def __init__(self, values: dict[str, Any], texts: Any, i: int):
-        super().__init__(values)
-        self._texts = texts
-        self._i = i
-
-    def __missing__(self, key: str) -> Any:
-        if key == "text":
-            return self._texts[self._i]
-        raise KeyError(key)
-
-
 class Story:
     """Indexes an Analysis once, then builds each section of the postmortem."""
 
     def __init__(self, an: Analysis):
         self.an = an
         self.g = an.graph
-        events = an.events
-        texts = events["text"]
-        rows: list[dict[str, Any]] = sorted(
-            (_Row(d, texts, i) for i, d in enumerate(events.drop("text").to_dicts())), key=lambda r: r["seq"]
-        )
+        rows = event_rows(an.events)
         self.rows = rows
         self.by_seq = {r["seq"]: r for r in rows}
         calls = {r["call_id"]: r["seq"] for r in rows if r["kind"] == "tool_call" and r["call_id"]}
-        self.result_of: dict[int, dict[str, Any]] = {}
+        self.result_of: dict[int, EventRow] = {}
         for r in rows:
             if r["kind"] == "tool_result" and r["call_id"] in calls:
                 self.result_of.setdefault(calls[r["call_id"]], r)
@@ -129,7 +108,7 @@ class Story:
                 return chosen[lo + int(np.argmin(keys[lo:hi]))]
         return None
 
-    def _rows_with(self, needles: Sequence[str]) -> list[dict[str, Any]]:
+    def _rows_with(self, needles: Sequence[str]) -> list[EventRow]:
         """The rows (in seq order) whose text holds one of `needles`: one vectorised scan instead
         of a Python substring test per row of a long session."""
         import polars as pl
