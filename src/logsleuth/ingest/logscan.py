@@ -27,7 +27,7 @@ import polars as pl
 from logsleuth.ingest import bytescan
 from logsleuth.ingest import plaintext as pt
 from logsleuth.ingest.base import Probe, ReportBuilder, session_from_path
-from logsleuth.model import EVENT_SCHEMA, Kind, Role, Transcript
+from logsleuth.model import EVENT_SCHEMA, Transcript
 
 AHEAD = 3  # chunks prepared ahead of the one being marked (memory: a few chunks)
 WORKERS = 2  # threads preparing chunks (the main thread marks and builds records meanwhile)
@@ -102,7 +102,7 @@ def scan(probe: Probe, needles: Iterable[str], regexes: Sequence[str] = ()) -> T
         picked.add(marked, report)
     if carry is not None:
         picked.add(_mark(carry), report)
-    return Transcript(_event_frame(picked.records(), session, probe.display), report.finish(picked.seq))
+    return Transcript(pt.event_frame(picked.records(), session, probe.display, pl.col("seq")), report.finish(picked.seq))
 
 
 SCANNER_MIN_BYTES = 16 * 1024 * 1024  # below this, compiling the Hyperscan database (~70 ms) costs more than it saves
@@ -206,19 +206,3 @@ class _Picked:
 
 _EMPTY = pl.DataFrame(schema={"line": pl.Int64, "ts": EVENT_SCHEMA["ts"], "text": pl.Utf8, "seq": pl.Int64})
 
-
-def _event_frame(recs: pl.DataFrame, session: str, source: str) -> pl.DataFrame:
-    return recs.select(
-        pl.lit(session, pl.Utf8).alias("session"),
-        pl.lit(source, pl.Utf8).alias("source"),
-        pl.col("line"),
-        pl.col("seq"),
-        pl.col("ts"),
-        pl.lit(Role.LOG.value).cast(EVENT_SCHEMA["role"]).alias("role"),
-        pl.lit(Kind.LOG.value).cast(EVENT_SCHEMA["kind"]).alias("kind"),
-        pl.lit(None, pl.Utf8).alias("tool"),
-        pl.lit(None, pl.Utf8).alias("call_id"),
-        pl.col("text"),
-        pl.lit(None, pl.Boolean).alias("is_error"),
-        pl.lit(None, pl.Int64).alias("exit_code"),
-    ).cast(EVENT_SCHEMA)  # type: ignore[arg-type]

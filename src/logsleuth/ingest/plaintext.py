@@ -457,7 +457,7 @@ def read(probe: Probe) -> Transcript:
         parts.append(_emit(mark_records(classify(carry)), report))
     empty = pl.DataFrame(schema={"line": pl.Int64, "ts": EVENT_SCHEMA["ts"], "text": pl.Utf8})
     events = pl.concat(parts) if parts else empty
-    return Transcript(_event_frame(events, session, probe.display), report.finish(events.height))
+    return Transcript(event_frame(events, session, probe.display), report.finish(events.height))
 
 
 def _last_start(marked: pl.DataFrame) -> int:
@@ -473,13 +473,14 @@ def _emit(marked: pl.DataFrame, report: ReportBuilder) -> pl.DataFrame:
     return records(marked)
 
 
-def _event_frame(recs: pl.DataFrame, session: str, source: str) -> pl.DataFrame:
-    """Records -> the event table, built column-wise (an EventSink call per record is too slow here)."""
+def event_frame(recs: pl.DataFrame, session: str, source: str, seq: pl.Expr | None = None) -> pl.DataFrame:
+    """Records -> the event table, built column-wise (an EventSink call per record is too slow here).
+    `seq`: the records' own numbers (logscan keeps only some records), else 0, 1, 2, …"""
     return recs.select(
         pl.lit(session, pl.Utf8).alias("session"),
         pl.lit(source, pl.Utf8).alias("source"),
         pl.col("line"),
-        pl.int_range(pl.len(), dtype=pl.Int64).alias("seq"),
+        (pl.int_range(pl.len(), dtype=pl.Int64) if seq is None else seq).alias("seq"),
         pl.col("ts"),
         pl.lit(Role.LOG.value).cast(EVENT_SCHEMA["role"]).alias("role"),
         pl.lit(Kind.LOG.value).cast(EVENT_SCHEMA["kind"]).alias("kind"),
