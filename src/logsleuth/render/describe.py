@@ -4,6 +4,9 @@ whether a sentence of the agent's talks about it, and an editor call as a small 
 from __future__ import annotations
 
 from logsleuth.model import Action, ActionKind
+from logsleuth.render.facts import short
+
+_WIDTH = 90  # a command or value quoted inside a sentence
 
 _FLAG_NOISE = {"disable", "enable", "no", "use", "cuda", "with"}
 
@@ -43,7 +46,7 @@ def describe(a: Action) -> str:
     if k in _PHRASES:
         return _PHRASES[k].format(a=a)
     if k is ActionKind.ENV_SET:
-        return f"set `{a.subject}={short(a.value or '')}`"
+        return f"set `{a.subject}={short(a.value or '', _WIDTH)}`"
     if k in _PACKAGE_VERBS:
         spec = a.value or ""
         target = f"`{a.subject}{spec}`" if spec[:1] in "<>=!~" else f"`{a.subject}`"
@@ -53,8 +56,8 @@ def describe(a: Action) -> str:
     if k is ActionKind.FLAG_ADDED:
         return f"added `{a.subject}{' ' + a.value if a.value else ''}` to the launch"
     if k is ActionKind.BUILD:
-        return f"rebuilt with `{short(a.command)}`"
-    return f"ran `{short(a.command)}`"
+        return f"rebuilt with `{short(a.command, _WIDTH)}`"
+    return f"ran `{short(a.command, _WIDTH)}`"
 
 
 def edit_diff(raw: str) -> str | None:
@@ -74,8 +77,3 @@ def edit_diff(raw: str) -> str | None:
     lines = [f"--- {path}", f"+++ {path}"]
     lines += [f"-{ln}" for ln in old.splitlines()[:12]] + [f"+{ln}" for ln in new.splitlines()[:12]]
     return "\n".join(lines)
-
-
-def short(text: str, width: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"

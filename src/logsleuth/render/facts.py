@@ -189,13 +189,13 @@ def search_facts(result_of: Mapping[int, Mapping[str, Any]], actions: Iterable[A
         elif a.subject != "ls":
             continue
         if not lines or lines[0] in ("(no output)", "(Bash completed with no output)"):
-            facts.append(Cited(f"`{_short(a.command)}` found nothing", res["seq"]))
+            facts.append(Cited(f"`{short(a.command)}` found nothing", res["seq"]))
         elif glob is not None:
             names = sorted({ln.rsplit("/", 1)[-1] for ln in lines})
             archs = sorted({m.lower().replace("_", "") for n in names for m in _ARCH.findall(n)})
             which = f" ({', '.join(archs)} only)" if archs else ""
-            shown = ", ".join(_short(n, 60) for n in names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
-            facts.append(Cited(f"`{_short(a.command)}` found {len(names)} file(s){which}: {shown}", res["seq"]))
+            shown = ", ".join(short(n, 60) for n in names[:2]) + (f" and {len(names) - 2} more" if len(names) > 2 else "")
+            facts.append(Cited(f"`{short(a.command)}` found {len(names)} file(s){which}: {shown}", res["seq"]))
     return facts
 
 
@@ -210,9 +210,10 @@ def _name_glob(command: str) -> str | None:
     return m["g"] if m else None
 
 
-def _short(cmd: str, width: int = 110) -> str:
-    cmd = " ".join(cmd.split())
-    return cmd if len(cmd) <= width else cmd[: width - 1] + "…"
+def short(text: str, width: int = 110) -> str:
+    """`text` on one line (whitespace runs become one space), cut to `width` with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def table_facts(findings: Iterable[Any], knowledge: Any) -> list[dict[str, Any]]:

@@ -57,7 +57,8 @@ class Story:
     def __init__(self, an: Analysis):
         self.an = an
         self.g = an.graph
-        rows = event_rows(an.events)
+        self.events = an.events  # `Analysis.events` filters the transcript on every access
+        rows = event_rows(self.events)
         self.rows = rows
         self.by_seq = {r["seq"]: r for r in rows}
         calls = {r["call_id"]: r["seq"] for r in rows if r["kind"] == "tool_call" and r["call_id"]}
@@ -113,7 +114,7 @@ class Story:
         of a Python substring test per row of a long session."""
         import polars as pl
 
-        seqs = self.an.events.filter(pl.col("text").str.contains_any(list(needles)).fill_null(False))["seq"]
+        seqs = self.events.filter(pl.col("text").str.contains_any(list(needles)).fill_null(False))["seq"]
         return [self.by_seq[s] for s in sorted(set(seqs.to_list())) if s in self.by_seq]
 
     def _searches(self) -> list[facts.Cited]:
