@@ -35,11 +35,6 @@ TRACEBACK = f"""Traceback (most recent call last):
 {NVRTC}"""
 
 
-@pytest.fixture(autouse=True)
-def _cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path / "cache"))  # subprocesses inherit it
-
-
 @pytest.fixture(scope="module")
 def lib():  # type: ignore[no-untyped-def]
     return load_library([str(FIXTURE_PATTERNS)], builtins=False)
