@@ -6,6 +6,7 @@ library function and print. Heavy imports happen inside the commands, so `--help
 
 from __future__ import annotations
 
+import enum
 import os
 import sys
 from typing import Any
@@ -24,6 +25,13 @@ app = typer.Typer(
 )
 
 _state: dict[str, Any] = {"debug": False}
+
+
+class TableOrJson(enum.StrEnum):
+    """`--output-format` of the commands that print a table or a JSON document."""
+
+    table = "table"
+    json = "json"
 
 
 @app.callback()

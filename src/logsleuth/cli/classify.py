@@ -8,15 +8,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from logsleuth.cli.app import app, emit
+from logsleuth.cli.app import TableOrJson, app, emit
 
 if TYPE_CHECKING:
     from logsleuth.library import PatternLibrary
-
-
-class ClassifyFormat(enum.StrEnum):
-    table = "table"
-    json = "json"
 
 
 class FailOn(enum.StrEnum):
@@ -45,7 +40,7 @@ def load_library_for_cli(dirs: list[str], builtin: bool = True) -> PatternLibrar
 def classify(
     file: str = typer.Argument(..., help="A transcript, log, folder, or - for stdin (.gz/.zst ok)."),
     format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting."),
-    output_format: ClassifyFormat = typer.Option(ClassifyFormat.table, "--output-format", "-O"),
+    output_format: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O"),
     patterns: list[str] = typer.Option([], "--patterns", metavar="DIR", help=PATTERNS_HELP),
     builtin: bool = typer.Option(True, "--builtin/--no-builtin", help=BUILTIN_HELP),
     fail_on: FailOn | None = typer.Option(None, "--fail-on", help="Exit 1 when a finding is at or above this."),
@@ -63,7 +58,7 @@ def classify(
     result = run(t.events, lib)
     for w in result.warnings:
         sys.stderr.write(f"logsleuth: warning: {w}\n")
-    if output_format is ClassifyFormat.json:
+    if output_format is TableOrJson.json:
         emit(jsonout.dumps({"report": t.report.to_dict(), **result.to_dict()}))
     else:
         from logsleuth.render.findings import classification_table

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import enum
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -11,7 +10,7 @@ from typing import Any
 
 import typer
 
-from logsleuth.cli.app import app, emit
+from logsleuth.cli.app import TableOrJson, app, emit
 from logsleuth.errors import ExitCode, InputError, UsageError
 
 DB_OPT = typer.Option(None, "--db", help="Index directory (default: $XDG_DATA_HOME/logsleuth).")
@@ -19,16 +18,6 @@ PATTERNS_OPT = typer.Option([], "--patterns", help="Extra pattern directories (o
 BUILTIN_OPT = typer.Option(
     True, "--builtin/--no-builtin", help="Use the built-in patterns (--no-builtin: only --patterns dirs)."
 )
-
-
-class SummaryFormat(enum.StrEnum):
-    table = "table"
-    json = "json"
-
-
-class SearchFormat(enum.StrEnum):
-    table = "table"
-    json = "json"
 
 
 @contextmanager
@@ -79,7 +68,7 @@ def index(
     keep_deleted: bool = typer.Option(False, "--keep-deleted", help="Keep the findings of inputs that no longer exist."),
     patterns: list[str] = PATTERNS_OPT,
     builtin: bool = BUILTIN_OPT,
-    output_format: SummaryFormat = typer.Option(SummaryFormat.table, "--output-format", "-O"),
+    output_format: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O"),
 ) -> None:
     """Build or update the Parquet index of findings and what resolved them."""
     from logsleuth import index as index_mod
@@ -100,7 +89,7 @@ def index(
         summary = index_mod.build(
             roots, db, library=library(tuple(patterns), builtin), wait=not no_wait, force=force, keep_deleted=keep_deleted, progress=progress
         )
-    if output_format is SummaryFormat.json:
+    if output_format is TableOrJson.json:
         from logsleuth import jsonout
 
         emit(jsonout.dumps(summary.to_dict()))
@@ -120,7 +109,7 @@ def search(
     limit: int = typer.Option(10, "--limit", help="At most this many results."),
     patterns: list[str] = PATTERNS_OPT,
     builtin: bool = BUILTIN_OPT,
-    output_format: SearchFormat = typer.Option(SearchFormat.table, "--output-format", "-O"),
+    output_format: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O"),
 ) -> None:
     """Prior occurrences of an error and what fixed them."""
     from logsleuth import search as search_mod
@@ -136,7 +125,7 @@ def search(
         limit=limit,
         lib=search_mod.library(tuple(patterns), builtin),
     )
-    if output_format is SearchFormat.json:
+    if output_format is TableOrJson.json:
         from logsleuth import jsonout
 
         emit(jsonout.dumps(result.to_dict()))

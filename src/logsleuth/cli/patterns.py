@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import enum
 import sys
 
 import typer
 
-from logsleuth.cli.app import app, emit
+from logsleuth.cli.app import TableOrJson, app, emit
 from logsleuth.cli.classify import BUILTIN_HELP, PATTERNS_HELP
 
 patterns_app = typer.Typer(
@@ -15,11 +14,6 @@ patterns_app = typer.Typer(
     no_args_is_help=True, rich_markup_mode=None,
 )
 app.add_typer(patterns_app, name="patterns")
-
-
-class OutFormat(enum.StrEnum):
-    table = "table"
-    json = "json"
 
 
 def _opt_dirs() -> list[str]:
@@ -30,20 +24,20 @@ def _opt_builtin() -> bool:
     return typer.Option(True, "--builtin/--no-builtin", help=BUILTIN_HELP)
 
 
-def _opt_format() -> OutFormat:
-    return typer.Option(OutFormat.table, "--output-format", "-O")
+def _opt_format() -> TableOrJson:
+    return typer.Option(TableOrJson.table, "--output-format", "-O")
 
 
 @patterns_app.command("list")
 def list_(
-    patterns: list[str] = _opt_dirs(), builtin: bool = _opt_builtin(), output_format: OutFormat = _opt_format()
+    patterns: list[str] = _opt_dirs(), builtin: bool = _opt_builtin(), output_format: TableOrJson = _opt_format()
 ) -> None:
     """List every loaded pattern."""
     from logsleuth import jsonout
     from logsleuth.cli.classify import load_library_for_cli
 
     lib = load_library_for_cli(patterns, builtin)
-    if output_format is OutFormat.json:
+    if output_format is TableOrJson.json:
         emit(jsonout.dumps([
             {"id": p.id, "category": p.category, "severity": p.severity.value, "priority": p.priority,
              "title": p.title, "path": p.path}
@@ -60,7 +54,7 @@ def show(
     pattern_id: str = typer.Argument(..., metavar="ID"),
     patterns: list[str] = _opt_dirs(),
     builtin: bool = _opt_builtin(),
-    output_format: OutFormat = _opt_format(),
+    output_format: TableOrJson = _opt_format(),
 ) -> None:
     """Show one pattern in full."""
     import difflib
@@ -75,7 +69,7 @@ def show(
         close = difflib.get_close_matches(pattern_id, [q.id for q in lib.patterns], n=3)
         raise UsageError(f"no pattern {pattern_id!r}",
                          hint=f"did you mean {', '.join(close)}?" if close else "see `logsleuth patterns list`")
-    if output_format is OutFormat.json:
+    if output_format is TableOrJson.json:
         emit(jsonout.dumps(p.to_dict()))
     else:
         from logsleuth.render.findings import pattern_text
@@ -88,7 +82,7 @@ def test(
     patterns: list[str] = _opt_dirs(),
     builtin: bool = _opt_builtin(),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also list the examples that pass."),
-    output_format: OutFormat = _opt_format(),
+    output_format: TableOrJson = _opt_format(),
 ) -> None:
     """Run every embedded example, plus the check that each is won by its own pattern."""
     from logsleuth import jsonout
@@ -100,7 +94,7 @@ def test(
     broken = lib.errors  # a file that does not load is a failed test too
     failed = sum(1 for r in results if not r.ok) + len(broken)
     line = f"{len(results) - failed + len(broken)} passed, {failed} failed"
-    if output_format is OutFormat.json:
+    if output_format is TableOrJson.json:
         emit(jsonout.dumps({
             "passed": len(results) - failed + len(broken), "failed": failed,
             "results": [{"name": r.name, "ok": r.ok, "message": r.message, "path": r.path, "line": r.line}
@@ -119,7 +113,7 @@ def lint(
     patterns: list[str] = _opt_dirs(),
     builtin: bool = _opt_builtin(),
     strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
-    output_format: OutFormat = _opt_format(),
+    output_format: TableOrJson = _opt_format(),
 ) -> None:
     """Report `path:line: problem` for every bad pattern file; exit 1 on any error."""
     from logsleuth import jsonout
@@ -127,7 +121,7 @@ def lint(
 
     lib = load_library(patterns, builtins=builtin)
     problems = lib.problems
-    if output_format is OutFormat.json:
+    if output_format is TableOrJson.json:
         emit(jsonout.dumps([{"path": p.path, "line": p.line, "level": p.level, "message": p.message}
                             for p in problems]))
     else:
@@ -169,7 +163,7 @@ def eval_(
     builtin: bool = _opt_builtin(),
     reader: str = typer.Option("auto", "--reader", help="auto | plaintext | record (one event per record)."),
     min_accuracy: float | None = typer.Option(None, "--min-accuracy", help="Exit 1 below this accuracy."),
-    output_format: OutFormat = _opt_format(),
+    output_format: TableOrJson = _opt_format(),
 ) -> None:
     """Score the classifier on a labelled corpus: per-category precision/recall, accuracy, confusions."""
     from logsleuth import jsonout
@@ -177,6 +171,6 @@ def eval_(
     from logsleuth.evaluate import evaluate
 
     result = evaluate(file, load_library_for_cli(patterns, builtin), reader)
-    emit(jsonout.dumps(result.to_dict()) if output_format is OutFormat.json else result.to_text())
+    emit(jsonout.dumps(result.to_dict()) if output_format is TableOrJson.json else result.to_text())
     if min_accuracy is not None and result.accuracy < min_accuracy:
         raise typer.Exit(1)
