@@ -140,7 +140,9 @@ def redact_analysis(an: Analysis, *, hosts: bool = False) -> tuple[Analysis, Any
                 redactor.learn(text)
     # pass 2 masks them everywhere, context or not; a field with no frame and no string that
     # redaction changes is kept as it is (its walk would only rebuild the same objects)
-    changing = [s for s, hit in zip(strings, redactor.maybe_secret(series).tolist(), strict=True) if hit]
+    # (the rules' answer is `maybe`; only the values learned just now are new to test)
+    known = redactor.maybe_secret(series, rules=False).tolist()
+    changing = [s for s, hit in zip(strings, known, strict=True) if hit or maybe[s]]
     masker = _Masker(redactor, rows=collect.rows, changing=frozenset(changing))
     masker.memo[id(an.library)] = an.library
     fields = {name: masker(getattr(an, name)) for name in names if changing or name in with_frames}
