@@ -8,7 +8,7 @@ from typing import Any
 
 import fmt_claude
 from casefile import dump, seqs
-from story import Call, Item, Turn, User, events, turn_times
+from story import Call, Item, Script, User, events
 
 DIR = "no-cuda"
 START = datetime(2026, 2, 19, 9, 14, 3, 507000, tzinfo=UTC)
@@ -76,16 +76,8 @@ EDIT_BODY = {"file_path": MONEY, "old_string": '    """Round an amount to cents.
 
 
 def build() -> list[Item]:
-    items: list[Item] = [User(0, "pytest is red on main since the money refactor. can you fix it?", key="goal")]
-    clock = [0.0]
-
-    def turn(gap: float, key: str, calls: list[Call], thinking: str | None = None, text: str | None = None) -> Turn:
-        for i, c in enumerate(calls):
-            c.key = c.key or (key if len(calls) == 1 else f"{key}.{i}")
-        t = Turn(at=clock[0] + gap, thinking=thinking, text=text, calls=calls, key=key)
-        items.append(t)
-        clock[0] = (turn_times(START, t)["end"] - START).total_seconds()
-        return t
+    script = Script(START, User(0, "pytest is red on main since the money refactor. can you fix it?", key="goal"))
+    items, turn = script.items, script.turn
 
     turn(4, "pytest1", [Call("python -m pytest -q", PYTEST_FAIL, exit_code=1, duration=2.9,
                              description="Run the test suite")],
@@ -111,12 +103,12 @@ def build() -> list[Item]:
                   "The old code used quantize with ROUND_HALF_UP. Make the rounding mode explicit.",
          text="`round_money` uses `round(value, 2)`, which rounds half-to-even. I'll switch it to "
               "`Decimal.quantize` with half-up rounding.")
-    items.append(User(clock[0] + 2.5, "[Request interrupted by user for tool use]", key="interrupted",
+    items.append(User(script.clock + 2.5, "[Request interrupted by user for tool use]", key="interrupted",
                       interrupt=True))
-    clock[0] += 2.5
-    items.append(User(clock[0] + 19, "don't add a parameter to round_money, it's public API and other services "
+    script.clock += 2.5
+    items.append(User(script.clock + 19, "don't add a parameter to round_money, it's public API and other services "
                                      "import it. just make it round half-up internally", key="redirect"))
-    clock[0] += 19
+    script.clock += 19
     turn(5, "edits", [Call(MONEY, "", tool="edit", edit=EDIT_IMPORT, key="edits.0"),
                       Call(MONEY, "", tool="edit", edit=EDIT_BODY, key="edits.1")],
          thinking="Keep the signature; quantize to a CENT constant with ROUND_HALF_UP inside the function.")

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import sglang_log as L
 import sglang_texts as X
-from story import Call, Item, Turn, User, turn_times
+from story import Call, Item, Script, Turn, User, turn_times
 
 START = datetime(2026, 3, 14, 10, 2, 11, 384000, tzinfo=UTC)
 VENV_LIB = "/root/venv/lib/python3.12/site-packages/nvidia/cu13/lib"
@@ -77,22 +77,12 @@ QUOTED_9512 = [
 def build() -> tuple[list[Item], L.ServerLog, dict[str, str]]:
     """The story items, the server log they produced, and the texts tests look for per key."""
     log = L.ServerLog()
-    items: list[Item] = [User(0, GOAL, key="goal")]
-
-    clock = [0.0]
-
-    def turn(gap: float, key: str, calls: list[Call], thinking: str | None = None, text: str | None = None,
-             ) -> Turn:
-        for i, c in enumerate(calls):
-            c.key = c.key or (key if len(calls) == 1 else f"{key}.{i}")
-        t = Turn(at=clock[0] + gap, thinking=thinking, text=text, calls=calls, key=key)
-        items.append(t)
-        clock[0] = (turn_times(START, t)["end"] - START).total_seconds()
-        return t
+    script = Script(START, User(0, GOAL, key="goal"))
+    items, turn = script.items, script.turn
 
     def wait_for(gap: float, key: str, until: datetime, n: int, desc: str, thinking: str | None = None) -> Turn:
         """A `sleep S; tail -n` poll whose sleep (rounded up to 5 s) covers `until`."""
-        probe = Turn(at=clock[0] + gap, thinking=thinking, calls=[Call("")])
+        probe = Turn(at=script.clock + gap, thinking=thinking, calls=[Call("")])
         secs = (until - turn_times(START, probe)["call0"]).total_seconds() + 3
         secs = max(30, int(-(-secs // 5) * 5))
         t = turn(gap, key, [Call(wait_tail(secs, n), "", duration=secs + 1.3, timeout_ms=300000,
@@ -241,8 +231,8 @@ def build() -> tuple[list[Item], L.ServerLog, dict[str, str]]:
          text="flashinfer 0.6.11.post1 has no prebuilt SM120 cubins (only sm100f), so every attention kernel is "
               "JIT-compiled here, and the JIT hits a toolchain mismatch either way: nvcc 13.2 trips CCCL's "
               "compiler/header check, nvcc 13.0's ptxas can't assemble the PTX 9.2 it gets.")
-    clock[0] += 420
-    items.append(User(clock[0], "how close are we? if SGLang on SM120 keeps fighting us I'm fine with vLLM, I just "
+    script.clock += 420
+    items.append(User(script.clock, "how close are we? if SGLang on SM120 keeps fighting us I'm fine with vLLM, I just "
                             "need the generation running today", key="nudge"))
     turn(35, "m9518", [Call(ct(r"export PATH=/root/.local/bin:\$PATH && uv pip install --python "
                                  r"/root/venv/bin/python3 \"nvidia-cu13>=13.2\" 2>&1 | tail -5", " 2>&1"),

@@ -89,6 +89,25 @@ def turn_times(start: datetime, turn: Turn) -> dict[str, datetime]:
     return out
 
 
+class Script:
+    """A story's items in time order; `clock` is where the last one ended (seconds after start)."""
+
+    def __init__(self, start: datetime, first: User):
+        self.start = start
+        self.items: list[Item] = [first]
+        self.clock = 0.0
+
+    def turn(self, gap: float, key: str, calls: list[Call], thinking: str | None = None,
+             text: str | None = None) -> Turn:
+        """A turn `gap` seconds after the previous one ended; its calls get keys from `key`."""
+        for i, c in enumerate(calls):
+            c.key = c.key or (key if len(calls) == 1 else f"{key}.{i}")
+        t = Turn(at=self.clock + gap, thinking=thinking, text=text, calls=calls, key=key)
+        self.items.append(t)
+        self.clock = (turn_times(self.start, t)["end"] - self.start).total_seconds()
+        return t
+
+
 def events(items: list[Item], start: datetime) -> list[Ev]:
     """The event table every reader must produce for this story (Claude/opencode/Codex order)."""
     evs: list[Ev] = []
