@@ -181,12 +181,8 @@ def load(db: Path, columns: Sequence[str] | None = None, predicate: pl.Expr | No
     for _ in range(3):
         try:
             parts = _listed_parts(db)
-            kept = index_compact.kept(db, parts)
-            if kept is not None:
-                lf = kept.lazy()
-                lf = lf.filter(predicate) if predicate is not None else lf
-                return (lf.select(list(columns)) if columns else lf).collect()
-            lf, compact = _committed(db, parts)
+            kept = index_compact.kept(db, parts)  # in memory when this process read this state before
+            lf, compact = (kept.lazy(), False) if kept is not None else _committed(db, parts)
             if predicate is not None:
                 lf = lf.filter(predicate)
             if columns:
