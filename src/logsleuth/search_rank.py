@@ -73,56 +73,35 @@ def _overlap_scores(terms: Sequence[str], rows: pl.DataFrame) -> pl.Series:
 
 
 def rank(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
-    """The best `limit` hits, in order: one row per (session, source, pattern, fingerprint).
-
-    Built as one lazy query (one collect): as a chain of eager steps, each a query of its own,
-    ranking cost ~10 ms however few the rows."""
+    """The best `limit` hits, in order: one row per (session, source, pattern, fingerprint)."""
     if not rows.height:
         return rows.with_columns(score=pl.lit(0.0), occurrences=pl.lit(0, pl.UInt32))
     if q.pattern is not None:
         return rank_pattern(q, rows, limit)
-    text_sim = _overlap_scores(query_terms(q.text), rows)
-    fp = pl.lit(False) if q.fingerprint is None else pl.col("fingerprint") == q.fingerprint
-    caps = [
-        (pl.col("captures").str.json_path_match(f"$.{k}") == v).fill_null(False).cast(pl.Float64)
-        for k, v in sorted(q.captures.items())
-        if re.fullmatch(r"\w+", k)
-    ]
-    cap_sim = (pl.sum_horizontal(caps) / len(caps)) if caps else pl.lit(0.0)
-    scored = rows.with_columns(text_sim).lazy().with_columns(fp_eq=fp.cast(pl.Float64), cap_sim=cap_sim)
+    # full text (no pattern, so no fingerprint or captures to compare): term overlap scores in
+    # polars over every candidate, one hit per event, then the same per-error choice as patterns
     scored = (
-        scored.filter(pl.col("text_sim") >= MIN_TEXT_SCORE)
-        .with_columns(score=pl.col("text_sim"))
+        rows.with_columns(_overlap_scores(query_terms(q.text), rows))
+        .lazy()
+        .filter(pl.col("text_sim") >= MIN_TEXT_SCORE)
         # several patterns on one event are one hit: the strongest speaks for it
         .sort(["session", "source", "seq", "priority", "pattern"], descending=[False, False, False, True, False])
         .unique(["session", "source", "seq"], keep="first", maintain_order=True)
+        .collect()
     )
-    # one hit per session and error: its best-matching occurrence, the first one on ties
-    key = ["session", "source", "pattern", "fingerprint"]
-    counts = scored.group_by(key).len("occurrences")
-    best = (
-        scored.sort(["fp_eq", "cap_sim", "text_sim", "seq", "line"], descending=[True, True, True, False, False])
-        .unique(key, keep="first", maintain_order=True)
-        .join(counts, on=key, how="left")
-    )
-    order = ["fp_eq", "cap_sim", "text_sim", "ts", "session", "source", "line", "seq"]
-    desc = [True, True, True, True, False, False, False, False]
-    return best.sort(order, descending=desc, nulls_last=True).head(limit).collect()
+    sims = scored["text_sim"].to_list()
+    zeros = [0.0] * scored.height
+    return _best_hits(scored.drop("text_sim"), zeros, zeros, sims, sims, limit)
 
 
 def rank_pattern(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
-    """`rank` for one pattern's findings (hundreds of rows): the same order, in Python. Each
-    polars step costs ~0.5 ms whatever the size, which made ranking most of a search.
-
-    Per (session, source, pattern, fingerprint), its best occurrence: fingerprint equal to the
-    query's, then captures equal, then text similarity, then the earliest (seq, line), the first
-    row on full ties. Hits in order: the same three scores, newest first (undated last), then
-    session, source, line, seq."""
+    """`rank` for one pattern's findings (hundreds of rows), in Python: each polars step costs
+    ~0.5 ms whatever the size, which made ranking most of a search. Scores: fingerprint equal to
+    the query's, captures equal, text similarity (rapidfuzz)."""
     import orjson
 
     n = rows.height
-    texts = rows["text"].fill_null("").to_list()
-    text_sim = _text_scores(q.text, texts)
+    text_sim = _text_scores(q.text, rows["text"].fill_null("").to_list())
     keys = [k for k in sorted(q.captures) if re.fullmatch(r"\w+", k)]
     caps = [0.0] * n
     if keys:
@@ -133,14 +112,23 @@ def rank_pattern(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
                 got = {}
             got = got if isinstance(got, dict) else {}
             caps[i] = sum(1.0 if got.get(k) == q.captures[k] else 0.0 for k in keys) / len(keys)
-    fps = rows["fingerprint"].to_list()
-    fp_eq = [1.0 if q.fingerprint is not None and f == q.fingerprint else 0.0 for f in fps]
-    sessions, sources, seqs, lines = (rows[c].to_list() for c in ("session", "source", "seq", "line"))
-    ts = rows["ts"].to_list()
-    pats = rows["pattern"].to_list()
+    fp_eq = [1.0 if q.fingerprint is not None and f == q.fingerprint else 0.0 for f in rows["fingerprint"].to_list()]
+    score = [W_PATTERN + W_FP * f + W_CAPTURES * c + W_TEXT * t for f, c, t in zip(fp_eq, caps, text_sim, strict=True)]
+    return _best_hits(rows, fp_eq, caps, text_sim, score, limit)
+
+
+def _best_hits(rows: pl.DataFrame, fp_eq: Sequence[float], caps: Sequence[float], text_sim: Sequence[float],
+               score: Sequence[float], limit: int) -> pl.DataFrame:
+    """Per (session, source, pattern, fingerprint), its best occurrence: fingerprint equal, then
+    captures equal, then text similarity, then the earliest (seq, line), the first row on full
+    ties; with `score` and `occurrences`. Hits in order: the same three, newest first (undated
+    last), then session, source, line, seq."""
+    sessions, sources, seqs, lines, ts, pats, fps = (
+        rows[c].to_list() for c in ("session", "source", "seq", "line", "ts", "pattern", "fingerprint")
+    )
     best: dict[tuple[Any, ...], int] = {}
     counts: dict[tuple[Any, ...], int] = {}
-    for i in range(n):
+    for i in range(rows.height):
         key = (sessions[i], sources[i], pats[i], fps[i])
         counts[key] = counts.get(key, 0) + 1
         j = best.get(key)
@@ -155,8 +143,7 @@ def rank_pattern(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
         return (-fp_eq[i], -caps[i], -text_sim[i], newest, sessions[i], sources[i], lines[i], seqs[i])
 
     top = sorted(best.values(), key=order)[:limit]
-    score = [W_PATTERN + W_FP * fp_eq[i] + W_CAPTURES * caps[i] + W_TEXT * text_sim[i] for i in top]
-    occurrences = [counts[(sessions[i], sources[i], pats[i], fps[i])] for i in top]
     return rows[top].with_columns(
-        pl.Series("score", score, pl.Float64), pl.Series("occurrences", occurrences, pl.UInt32)
+        pl.Series("score", [score[i] for i in top], pl.Float64),
+        pl.Series("occurrences", [counts[(sessions[i], sources[i], pats[i], fps[i])] for i in top], pl.UInt32),
     )
