@@ -15,21 +15,23 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import os
 import pickle
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from logsleuth.errors import Location, UsageError
 from logsleuth.library import regexes
 from logsleuth.library.knowledge import Renderer
 from logsleuth.library.pattern import Category, Knowledge, Pattern, PatternLibrary, Problem
 from logsleuth.library.schema import validate
+
+if TYPE_CHECKING:
+    import yaml
 
 ENV_VAR = "LOGSLEUTH_PATTERNS"
 CACHE_ENV = "LOGSLEUTH_CACHE_DIR"  # where the library cache goes (default $XDG_CACHE_HOME/logsleuth)
@@ -57,6 +59,8 @@ class Root:
 
 def parse_yaml(text: str) -> tuple[Any, dict[tuple[Any, ...], int]]:
     """Parse one YAML document; also return 1-based lines of every key and list item by path."""
+    import yaml  # here, not at the top: a cached library is loaded without parsing YAML (-10 ms a command)
+
     # libyaml when present (5x faster on a library of a few hundred files); marks work in both
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)
     try:
@@ -89,6 +93,8 @@ def _read_yaml(path: Path, display: str, problems: list[Problem]) -> tuple[Any, 
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(Problem(display, 1, f"cannot read: {exc}"))
         return None
+    import yaml
+
     try:
         return parse_yaml(text)
     except yaml.MarkedYAMLError as exc:
@@ -278,10 +284,13 @@ def _cache_key(roots: Sequence[Root], problems: Sequence[Problem]) -> str | None
     import regex
 
     h = hashlib.sha256(repr((CACHE_FORMAT, sys.version, polars.__version__, regex.__version__,
-                             yaml.__version__, os.environ.get(ENV_VAR), sorted(problems))).encode())
+                             os.environ.get(ENV_VAR), sorted(problems))).encode())
     try:
-        # the loader's own code (and the types it pickles): an edit or an upgrade changes stats
-        code = [*sorted(Path(__file__).parent.glob("*.py")), _PKG / "model.py"]
+        # the loader's own code (and the types it pickles), and PyYAML's (found, not imported):
+        # an edit or an upgrade changes stats
+        yaml_spec = importlib.util.find_spec("yaml")
+        code = [*sorted(Path(__file__).parent.glob("*.py")), _PKG / "model.py",
+                *([Path(yaml_spec.origin)] if yaml_spec and yaml_spec.origin else [])]
         for f in code:
             st = f.stat()
             h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
