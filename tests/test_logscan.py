@@ -2,6 +2,8 @@
 
 - `ingest.read_candidates` (plain text logs read as their candidate records only) + `classify`
   == `ingest.read` + `classify`, byte for byte in the JSON, across chunk boundaries too;
+- the index rows of a plain log (`index_rows.analyse_input`, which reads candidates) == the rows
+  of the full read;
 - `render.fasttable.render_table` == rich's own table for the same (plain-text) cells.
 """
 
@@ -54,6 +56,41 @@ def test_same_across_chunk_boundaries(tmp_path: Path, lib, monkeypatch: pytest.M
     monkeypatch.setattr(plaintext, "CHUNK_BYTES", 16 * 1024)  # dozens of chunks, records carried over
     a, b = _both(path, lib)
     assert a == b and b'"findings": []' not in b
+
+
+def _full_rows(path: Path, lib):  # type: ignore[no-untyped-def]
+    """The index rows of a plain log from the full read (what `analyse_input` did before)."""
+    from logsleuth.analysis import analyze_transcript
+    from logsleuth.index_rows import analysis_rows, findings_frame
+
+    t = ingest.read(str(path))
+    rows = []
+    for s in t.events["session"].unique(maintain_order=True).to_list():
+        rows += analysis_rows(analyze_transcript(t, lib, session=s, with_reasoning=False), t.report.format)
+    return findings_frame(rows), t.report
+
+
+@pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
+def test_index_rows_of_a_log_are_those_of_the_full_read(path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    from logsleuth.index_rows import analyse_input
+
+    want, report = _full_rows(path, lib)
+    got = analyse_input(str(path), lib)
+    assert got.frame.equals(want), path.name
+    assert (got.format, got.skipped) == (report.format, len(report.skipped))
+
+
+def test_index_rows_same_across_chunk_boundaries(tmp_path: Path, lib, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    from logsleuth.index_rows import analyse_input
+
+    rng = random.Random(11)
+    lines = [ln for p in LOGS for ln in p.read_text(errors="replace").splitlines()]
+    path = tmp_path / "mixed.log"
+    path.write_text("\n".join(rng.choice(lines) for _ in range(6000)))
+    monkeypatch.setattr(plaintext, "CHUNK_BYTES", 16 * 1024)
+    want, _ = _full_rows(path, lib)
+    got = analyse_input(str(path), lib).frame
+    assert want.height > 50 and got.equals(want)
 
 
 def test_a_needle_across_the_stripped_timestamp_is_found(tmp_path: Path) -> None:

@@ -144,11 +144,16 @@ class FileResult:
 
 
 def analyse_input(source: str, library: PatternLibrary, sha: str = "") -> FileResult:
-    """Ingest one input and analyse every session in it separately (no reasoning: no spaCy)."""
+    """Ingest one input and analyse every session in it separately (no reasoning: no spaCy).
+
+    A plain text log is read as its candidate records (`ingest.read_candidates`, as `classify`
+    does): a log has no tool calls, so no actions, and its findings are the same, hence the same
+    rows, for a fraction of the work on a big log."""
     from logsleuth import ingest
     from logsleuth.analysis import analyze_transcript
+    from logsleuth.classify import scan_terms
 
-    t = ingest.read(source)
+    t = ingest.read_candidates(source, None, *scan_terms(library))
     sessions = t.events["session"].unique(maintain_order=True).to_list() if t.events.height else []
     rows: list[dict[str, Any]] = []
     for s in sessions:
