@@ -73,3 +73,30 @@ def test_absolute_path_stays_as_typed(runs: dict[str, bytes]) -> None:
     # else differs from the relative run
     assert runs["abs"] in runs["json-abs"]
     assert runs["json-abs"].replace(runs["abs"], REL.encode()) == runs["json-a"]
+
+
+def test_index_rows_are_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:
+    """The fixes an index records for a failure (several flags one launch moved) come out in the
+    same order in every process: string hashing changes set order, not the index."""
+    if not LOGSLEUTH.exists():
+        pytest.skip("needs the installed entry point")
+    import orjson
+
+    from logsleuth import index
+
+    seeds = ("1", "2", "3")
+    procs = [
+        subprocess.Popen(
+            [str(LOGSLEUTH), "index", str(ROOT / "sample_logs"), "--db", str(tmp_path / seed)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        for seed in seeds
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()[-2000:]
+    dumps = {
+        orjson.dumps(index.load(tmp_path / seed).sort("source", "session", "seq", "pattern", "line").to_dicts(), default=str)
+        for seed in seeds
+    }
+    assert len(dumps) == 1 and b'"resolved_by":[{' in dumps.pop()

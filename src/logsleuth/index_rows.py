@@ -56,6 +56,9 @@ def episode_fixes(graph: CausalGraph) -> dict[str, EpisodeFix]:
     from logsleuth.model import Relation
 
     node_of = {id(a): nid for nid, a in graph.node_actions.items()}
+    # ties in seq (the flags one launch moved) keep the graph's order, not a set's (which varies
+    # from process to process with string hashing)
+    order = {nid: (a.seq, i) for i, (nid, a) in enumerate(graph.node_actions.items())}
     in_catch22 = {ep for c in graph.catch22 for ep in c.episodes}
     edges = [e for e in graph.edges if e.source in graph.node_actions]
     out: dict[str, EpisodeFix] = {}
@@ -68,7 +71,7 @@ def episode_fixes(graph: CausalGraph) -> dict[str, EpisodeFix]:
             for e in edges
             if e.target != ep.id and e.relation in (Relation.REVEALED, Relation.RECURRED)
         }
-        fixers = [graph.node_actions[n] for n in sorted(resolved, key=lambda n: graph.node_actions[n].seq)]
+        fixers = [graph.node_actions[n] for n in sorted(resolved, key=order.__getitem__)]
         if not fixers:
             fixers = [a for a in attempts if node_of.get(id(a)) in moved_on - not_fixed]
         held: bool | None = None
