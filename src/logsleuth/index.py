@@ -298,10 +298,8 @@ class _Builder:
             return True, st, sha
         return False, st, sha
 
-    def index(self, key: str, source: str, st: Stat, sha: str) -> FileResult:
-        from logsleuth.index_rows import analyse_input
-
-        result = analyse_input(source, self.library, sha)
+    def index(self, key: str, source: str, st: Stat, sha: str, result: FileResult) -> None:
+        """Write the part of one analysed input and list it (committed with the manifest)."""
         part = None
         if result.frame.height:
             part = _part_name(key, sha, self.lib)
@@ -322,7 +320,6 @@ class _Builder:
         }
         self.dirty = True
         self.since_commit += 1
-        return result
 
     def drop(self, key: str) -> None:
         if self.rows.pop(key, None) is not None:
@@ -372,13 +369,17 @@ def build(
     force: bool = False,
     keep_deleted: bool = False,
     progress: Callable[[Progress], None] | None = None,
+    jobs: int | None = None,
 ) -> Summary:
     """Index (or update the index of) every session under `roots`; never aborts on a bad input.
 
     Unchanged inputs are skipped, changed ones replaced, and inputs under a root that no longer
-    exist removed (unless keep_deleted). Holds DIR/.lock for the whole run.
+    exist removed (unless keep_deleted). Holds DIR/.lock for the whole run. `jobs`: worker
+    processes for the analysis (index_pool; default: the cores, at most 4).
     """
+    from logsleuth import index_pool
     from logsleuth.analysis import load_library
+    from logsleuth.index_pool import Task
 
     db = Path(db) if db is not None else default_dir()
     summary = Summary()
@@ -408,23 +409,37 @@ def build(
                     b.drop(key)
                     summary.removed += 1
         ordered = sorted(inputs.items(), key=lambda kv: kv[1])
+        # plan (stat, hash) in order, then analyse the changed inputs, on several cores when
+        # worth it; results are taken, written and committed in the order of the inputs
+        plan: dict[str, tuple[Stat, Task] | str | None] = {}  # None: unchanged; str: error
+        for key, source in ordered:
+            try:
+                unchanged, st, sha = b.current(key, Path(key))
+                plan[key] = None if unchanged else (st, Task(source, sha or "", st.size))
+            except Exception as exc:  # one bad input never aborts the run
+                plan[key] = index_pool.error_line(source, exc)
+        todo = [p[1] for p in plan.values() if isinstance(p, tuple)]
+        outcomes = index_pool.analysed(todo, lib, jobs)
         for done, (key, source) in enumerate(ordered, start=1):
             if slow:
                 time.sleep(slow)
-            try:
-                unchanged, st, sha = b.current(key, Path(key))
-                if unchanged:
-                    summary.unchanged += 1
-                else:
-                    assert sha is not None
-                    result = b.index(key, source, st, sha)
-                    summary.files += 1
-                    summary.sessions += result.sessions
-                    summary.findings += result.frame.height
-                    summary.skipped_lines += result.skipped
-            except Exception as exc:  # one bad input never aborts the run
-                b.drop(key)  # whatever was indexed from it before is stale now
-                summary.errors.append(_error_line(source, exc))
+            step = plan[key]
+            if step is None:
+                summary.unchanged += 1
+            else:
+                out = next(outcomes) if isinstance(step, tuple) else index_pool.Outcome(None, step)
+                if out.result is not None and isinstance(step, tuple):
+                    try:
+                        b.index(key, source, step[0], step[1].sha, out.result)
+                        summary.files += 1
+                        summary.sessions += out.result.sessions
+                        summary.findings += out.result.frame.height
+                        summary.skipped_lines += out.result.skipped
+                    except Exception as exc:  # writing its part failed: this input only
+                        out = index_pool.Outcome(None, index_pool.error_line(source, exc))
+                if out.error is not None:
+                    b.drop(key)  # whatever was indexed from it before is stale now
+                    summary.errors.append(out.error)
             b.maybe_commit()
             if progress is not None:
                 progress(Progress(done, len(ordered), source))
@@ -454,17 +469,6 @@ def discover(root: str) -> list[str]:
     if not os.path.exists(root):
         raise InputError("no such file or directory", Location(root), "check the path")
     return ingest.discover(root)
-
-
-def _error_line(source: str, exc: BaseException) -> str:
-    from logsleuth.errors import LogsleuthError
-
-    if isinstance(exc, LogsleuthError):
-        line = exc.one_line()
-        return line if line.startswith(source) else f"{source}: {line}"
-    if isinstance(exc, OSError):
-        return f"{source}: {exc.strerror or exc}"
-    return f"{source}: internal error: {type(exc).__name__}: {exc}"
 
 
 __all__ = ["auto_roots", "build", "default_dir", "discover", "load", "locked", "read_manifest", "scan", "stat_of"]

@@ -69,6 +69,9 @@ def index(
     patterns: list[str] = PATTERNS_OPT,
     builtin: bool = BUILTIN_OPT,
     output_format: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O"),
+    jobs: int | None = typer.Option(
+        None, "--jobs", "-j", min=1, help="Processes analysing inputs side by side (default: the cores, at most 4; $LOGSLEUTH_INDEX_JOBS)."
+    ),
 ) -> None:
     """Build or update the Parquet index of findings and what resolved them."""
     from logsleuth import index as index_mod
@@ -87,7 +90,8 @@ def index(
         raise UsageError("nothing to index", hint="give PATH… or --auto")
     with _progress_bar() as progress:
         summary = index_mod.build(
-            roots, db, library=library(tuple(patterns), builtin), wait=not no_wait, force=force, keep_deleted=keep_deleted, progress=progress
+            roots, db, library=library(tuple(patterns), builtin), wait=not no_wait, force=force, keep_deleted=keep_deleted, progress=progress,
+            jobs=jobs,
         )
     if output_format is TableOrJson.json:
         from logsleuth import jsonout

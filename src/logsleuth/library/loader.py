@@ -308,12 +308,10 @@ def _cache_key(roots: Sequence[Root], problems: Sequence[Problem]) -> str | None
 def _cache_read(key: str) -> PatternLibrary | None:
     try:
         with open(cache_dir() / f"library-{key}.pickle", "rb") as f:
-            lib = pickle.load(f)
+            lib = loads_library(f.read())
     except Exception:  # missing, truncated, from another version: load normally
         return None
-    if not isinstance(lib, PatternLibrary):
-        return None
-    return replace(lib, renderer=_LazyRenderer(lib.knowledge))
+    return lib if isinstance(lib, PatternLibrary) else None
 
 
 def _cache_write(key: str, lib: PatternLibrary) -> None:
@@ -323,7 +321,7 @@ def _cache_write(key: str, lib: PatternLibrary) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as f:
-            pickle.dump(replace(lib, renderer=None), f, protocol=pickle.HIGHEST_PROTOCOL)
+            f.write(dumps_library(lib))
         os.replace(tmp, dest)
         old = sorted(folder.glob("library-*.pickle"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for p in old[CACHE_KEEP:]:
@@ -331,6 +329,19 @@ def _cache_write(key: str, lib: PatternLibrary) -> None:
     except Exception:  # read-only home, full disk, unpicklable field: the cache is only an optimisation
         with contextlib.suppress(OSError):
             tmp.unlink()
+
+
+def dumps_library(lib: PatternLibrary) -> bytes:
+    """A validated library as bytes (for the cache, and for the worker processes of `index`)."""
+    return pickle.dumps(replace(lib, renderer=None), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def loads_library(data: bytes) -> PatternLibrary:
+    """The library `dumps_library` wrote, with a renderer that is built on first use."""
+    lib = pickle.loads(data)
+    if not isinstance(lib, PatternLibrary):
+        raise TypeError(f"not a pattern library: {type(lib).__name__}")
+    return replace(lib, renderer=_LazyRenderer(lib.knowledge))
 
 
 class _LazyRenderer(Renderer):

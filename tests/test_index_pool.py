@@ -1,0 +1,80 @@
+"""`index` on several cores (index_pool): the same index as one process, errors kept per input,
+a dead worker costs one input, and small runs start no worker at all."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from index_sessions import FIXTURE_PATTERNS, nvrtc_fixed, other_ptxas, ptxas_catch22, ptxas_fixed, write
+from logsleuth import index, index_pool
+from logsleuth.library import load_library
+
+
+@pytest.fixture(scope="module")
+def lib():  # type: ignore[no-untyped-def]
+    return load_library([str(FIXTURE_PATTERNS)], builtins=False)
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "corpus"
+    write(root / "a" / "ptxas.jsonl", ptxas_fixed())
+    write(root / "a" / "nvrtc.jsonl", nvrtc_fixed())
+    write(root / "b" / "c22.jsonl", ptxas_catch22())
+    write(root / "b" / "other.jsonl", other_ptxas())
+    (root / "c.log").write_text("ptxas fatal   : Unsupported .version 9.2; current version is '9.0'\n" * 50)
+    return root
+
+
+def _built(corpus: Path, db: Path, lib, jobs: int) -> tuple[dict, pl.DataFrame, pl.DataFrame]:  # type: ignore[no-untyped-def,type-arg]
+    s = index.build([str(corpus)], db, library=lib, jobs=jobs)
+    manifest = index.read_manifest(db).drop("part").sort("path")
+    return s.to_dict(), manifest, index.load(db).sort("source", "session", "seq", "pattern", "line")
+
+
+def test_workers_build_the_index_one_process_builds(corpus: Path, tmp_path: Path, lib, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(index_pool, "MIN_PARALLEL_BYTES", 0)  # the fixtures are small: use workers anyway
+    one = _built(corpus, tmp_path / "one", lib, jobs=1)
+    two = _built(corpus, tmp_path / "two", lib, jobs=2)
+    assert one[0] == two[0]
+    assert one[0]["files"] == 5 and one[0]["errors"] == []
+    assert one[1].equals(two[1]) and one[2].equals(two[2]) and one[2].height > 0
+
+
+def _dies_on_other(task: index_pool.Task) -> index_pool.Outcome:
+    """Runs in a worker (pickled by reference): the worker analysing `other.jsonl` dies."""
+    if task.source.endswith("other.jsonl"):
+        os._exit(3)
+    assert index_pool._LIBRARY is not None
+    return index_pool.analyse(task, index_pool._LIBRARY)
+
+
+def test_a_dead_worker_fails_one_input_and_the_rest_are_indexed(corpus: Path, tmp_path: Path, lib, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(index_pool, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(index_pool, "_work", _dies_on_other)
+    s = index.build([str(corpus)], tmp_path / "db", library=lib, jobs=2)
+    # the input waited for when the pool broke fails; whatever was still to come is analysed here
+    assert len(s.errors) == 1 and "a worker process died" in s.errors[0]
+    assert s.files == 4 and s.total_files == 4
+    listed = set(index.read_manifest(tmp_path / "db")["source"])
+    assert str(corpus / "c.log") in listed
+
+
+def test_a_small_run_starts_no_worker(corpus: Path, tmp_path: Path, lib, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def no_pool(*a, **k):  # type: ignore[no-untyped-def]
+        raise AssertionError("a worker pool was started for a few KB")
+
+    monkeypatch.setattr(index_pool, "ProcessPoolExecutor", no_pool)
+    s = index.build([str(corpus)], tmp_path / "db", library=lib, jobs=4)
+    assert s.files == 5 and s.errors == []
+
+
+def test_jobs_default_from_the_environment(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv(index_pool.JOBS_ENV, "3")
+    assert index_pool.default_jobs() == 3
+    monkeypatch.delenv(index_pool.JOBS_ENV)
+    assert 1 <= index_pool.default_jobs() <= index_pool.MAX_JOBS
