@@ -210,7 +210,10 @@ def error_text(error: Any) -> str | None:
 
 
 def emit_messages(messages: list[MessageRec], sink: EventSink, rep: ReportBuilder) -> None:
-    """Events of messages (sorted by time.created then id, parts by id) with full accounting."""
+    """Events of messages (sorted by time.created then id, parts by id) with full accounting.
+
+    Consumes the messages: each one's parts are dropped once emitted, so that a big export's
+    parsed document shrinks while the events table grows instead of both being whole at once."""
     for m in sorted(messages, key=message_sort_key):
         if m.info is None:
             rep.skip(m.line, m.problem or "unusable message", m.source)
@@ -230,6 +233,7 @@ def emit_messages(messages: list[MessageRec], sink: EventSink, rep: ReportBuilde
                 used = True
             else:
                 rep.ignored += 1
+        m.parts.clear()
         err = error_text(m.info.get("error")) if m.info else None
         if err:
             sink.add(line=m.line, session=m.session, role=Role.SYSTEM, kind=Kind.TEXT, text=err,

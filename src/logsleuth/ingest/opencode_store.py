@@ -177,10 +177,14 @@ def read_export(probe: Probe) -> Transcript:
             pid = part.get("id") if isinstance(part, dict) else None
             msg.parts.append((part, loc.find(pid, record), ""))
         messages.append(msg)
+    multiline = loc.multiline
+    # every line is located: the raw bytes (as big as the input) and the document's own list go
+    # before the events are made; the messages alone hold the parts, freed as they are emitted
+    del loc, text, doc, raw_msgs
     emit_messages(messages, sink, rep)
     if err is not None:
         rep.lines += 1
-        rep.skip(err[0] if loc.multiline else record + 1, err[1])
+        rep.skip(err[0] if multiline else record + 1, err[1])
     return transcript(sink, rep)
 
 
