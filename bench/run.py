@@ -236,8 +236,18 @@ class Bench:
                 self.rows.append({"workload": f"scaling {kind}", "tool": f"{size / base[0]:.0f}× ({size / MB:.0f} MB)",
                                   "runs": str(self.args.runs), "median s": f"{t:.3f}", "min–max s": "", "cpu s": "",
                                   "throughput": f"{size / MB / t:.1f} MB/s", "peak RSS MB": f"{rss:.0f}",
-                                  "note": f"time growth {t / base[1]:.2f}× for {size / base[0]:.1f}× input"})
+                                  "note": f"time growth {t / base[1]:.2f}× for {size / base[0]:.1f}× input"
+                                          + _rss_note(size, rss, base)})
                 print(f"  scaling {kind} {size / MB:8.0f} MB {t:8.3f}s growth {t / base[1]:.2f}× rss {rss:.0f} MB", flush=True)
+
+
+def _rss_note(size: int, rss: float, base: tuple[int, float, float]) -> str:
+    """Peak RSS per input byte, and past the 1× input, the RSS each further MB of input costs
+    (what is fixed — interpreter, libraries, compiled patterns — and what grows with the input)."""
+    note = f"; peak RSS / input {rss * MB / size:.2f}"
+    if size > base[0]:
+        note += f", +{(rss - base[2]) / ((size - base[0]) / MB):.2f} MB RSS per MB of input above 1×"
+    return note
 
 
 def _write_literals(path: Path, bench: Bench) -> None:
