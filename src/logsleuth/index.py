@@ -419,30 +419,31 @@ def build(
             except Exception as exc:  # one bad input never aborts the run
                 plan[key] = index_pool.error_line(source, exc)
         todo = [p[1] for p in plan.values() if isinstance(p, tuple)]
-        outcomes = index_pool.analysed(todo, lib, jobs)
-        for done, (key, source) in enumerate(ordered, start=1):
-            if slow:
-                time.sleep(slow)
-            step = plan[key]
-            if step is None:
-                summary.unchanged += 1
-            else:
-                out = next(outcomes) if isinstance(step, tuple) else index_pool.Outcome(None, step)
-                if out.result is not None and isinstance(step, tuple):
-                    try:
-                        b.index(key, source, step[0], step[1].sha, out.result)
-                        summary.files += 1
-                        summary.sessions += out.result.sessions
-                        summary.findings += out.result.frame.height
-                        summary.skipped_lines += out.result.skipped
-                    except Exception as exc:  # writing its part failed: this input only
-                        out = index_pool.Outcome(None, index_pool.error_line(source, exc))
-                if out.error is not None:
-                    b.drop(key)  # whatever was indexed from it before is stale now
-                    summary.errors.append(out.error)
-            b.maybe_commit()
-            if progress is not None:
-                progress(Progress(done, len(ordered), source))
+        # closed on the way out, whatever happens: no worker outlives the run's lock
+        with contextlib.closing(index_pool.analysed(todo, lib, jobs)) as outcomes:
+            for done, (key, source) in enumerate(ordered, start=1):
+                if slow:
+                    time.sleep(slow)
+                step = plan[key]
+                if step is None:
+                    summary.unchanged += 1
+                else:
+                    out = next(outcomes) if isinstance(step, tuple) else index_pool.Outcome(None, step)
+                    if out.result is not None and isinstance(step, tuple):
+                        try:
+                            b.index(key, source, step[0], step[1].sha, out.result)
+                            summary.files += 1
+                            summary.sessions += out.result.sessions
+                            summary.findings += out.result.frame.height
+                            summary.skipped_lines += out.result.skipped
+                        except Exception as exc:  # writing its part failed: this input only
+                            out = index_pool.Outcome(None, index_pool.error_line(source, exc))
+                    if out.error is not None:
+                        b.drop(key)  # whatever was indexed from it before is stale now
+                        summary.errors.append(out.error)
+                b.maybe_commit()
+                if progress is not None:
+                    progress(Progress(done, len(ordered), source))
         b.commit(final=True)
         summary.total_files = len(b.rows)
         summary.total_findings = sum(int(r["findings"] or 0) for r in b.rows.values())

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -51,7 +51,7 @@ def default_jobs() -> int:
     return max(1, min(cores, MAX_JOBS))
 
 
-def analysed(tasks: Sequence[Task], library: PatternLibrary, jobs: int | None = None) -> Iterator[Outcome]:
+def analysed(tasks: Sequence[Task], library: PatternLibrary, jobs: int | None = None) -> Generator[Outcome, None, None]:
     """The outcome of every task, in the order of `tasks`."""
     jobs = default_jobs() if jobs is None else max(1, jobs)
     if jobs == 1 or len(tasks) < 2 or sum(t.size for t in tasks) < MIN_PARALLEL_BYTES:
