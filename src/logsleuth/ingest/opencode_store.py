@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from logsleuth.errors import InputError, Location
+from logsleuth.ingest import jsonpieces
 from logsleuth.ingest.base import EventSink, Probe, ReportBuilder, make_probe, session_from_path, transcript
 from logsleuth.ingest.opencode import EXPORT_BANNER, MessageRec, check_info, emit_messages, storage_root
 from logsleuth.model import Transcript
@@ -122,6 +123,11 @@ def _parse_export_bytes(raw: bytes) -> tuple[dict[str, Any], tuple[int, str] | N
 
     # blank out a stderr banner in place, so that file lines stay true
     raw = _BANNER_B.sub(lambda m: b" " * len(m.group(0)), raw, count=1)
+    # message by message when it is the pretty-printed shape: the same document without orjson's
+    # working memory for the whole (as big as the input)
+    pieces = jsonpieces.parse(raw, "messages")
+    if pieces is not None:
+        return pieces, None, raw
     try:
         doc = orjson.loads(raw)
     except orjson.JSONDecodeError:
