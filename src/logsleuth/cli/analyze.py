@@ -52,16 +52,18 @@ def analyze(
     from logsleuth.analysis import analyze as run
     from logsleuth.render import postmortem
 
-    an = run(file, format, patterns, session=session)
+    # handed over, not kept: the renderer frees the analysis (its events table above all) once
+    # its context is built, so this frame must hold no reference to it
+    held = [run(file, format, patterns, session=session)]
     redact = not no_redact
     if output_format is ReportFormat.json:
         from logsleuth import jsonout
 
-        _write(output, jsonout.dumps(postmortem.analysis_document(an, redact=redact, redact_hosts=redact_hosts)))
+        _write(output, jsonout.dumps(postmortem.analysis_document(held.pop(), redact=redact, redact_hosts=redact_hosts)))
     elif output_format is ReportFormat.html:
-        _write(output, postmortem.render_html(an, redact=redact, redact_hosts=redact_hosts))
+        _write(output, postmortem.render_html(held.pop(), redact=redact, redact_hosts=redact_hosts))
     else:
-        _write(output, postmortem.render_markdown(an, redact=redact, redact_hosts=redact_hosts))
+        _write(output, postmortem.render_markdown(held.pop(), redact=redact, redact_hosts=redact_hosts))
 
 
 @app.command()

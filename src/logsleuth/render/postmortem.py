@@ -44,8 +44,9 @@ def _unclassified(u: Any) -> dict[str, Any]:
 
 
 def timeline(an: Analysis) -> list[dict[str, Any]]:
+    import polars as pl
+
     g = an.graph
-    ts = {r["seq"]: r["ts"] for r in an.events.select("seq", "ts").to_dicts()}
     rows: list[dict[str, Any]] = []
     for ep in g.episodes:
         for i, seq in enumerate(ep.occurrences):
@@ -59,13 +60,19 @@ def timeline(an: Analysis) -> list[dict[str, Any]]:
         rows.append({"seq": g.first_success.seq, "what": "success", "text": an.category_title(g.first_success.category)})
     order = {"failure": 0, "attempt failed": 1, "fix": 2, "pivot": 3, "success": 4}
     rows.sort(key=lambda r: (r["seq"], order[r["what"]], r["text"]))
+    more = None
+    if len(rows) > TIMELINE_LIMIT:
+        half = TIMELINE_LIMIT // 2
+        more = {"seq": None, "time": "", "what": "…", "text": f"{len(rows) - 2 * half} more"}
+        rows = [*rows[:half], *rows[-half:]]
+    # the times of the rows shown only (a dict per event was 12 MB at the report's peak)
+    ev = an.events.filter(pl.col("seq").is_in(sorted({r["seq"] for r in rows}))).select("seq", "ts")
+    ts = dict(zip(ev["seq"].to_list(), ev["ts"].to_list(), strict=True))
     for r in rows:
         t = ts.get(r["seq"])
         r["time"] = t.strftime("%H:%M") if t is not None else ""
-    if len(rows) > TIMELINE_LIMIT:
-        half = TIMELINE_LIMIT // 2
-        rows = [*rows[:half], {"seq": None, "time": "", "what": "…", "text": f"{len(rows) - 2 * half} more"},
-                *rows[-half:]]
+    if more is not None:
+        rows.insert(TIMELINE_LIMIT // 2, more)
     return rows
 
 
@@ -129,21 +136,28 @@ def prepared(an: Analysis, redact: bool, hosts: bool) -> tuple[Analysis, int]:
 
 def render_markdown(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> str:
     an, masked = prepared(an, redact, redact_hosts)
-    ctx, n = _redacted(build_context(an), redact, redact_hosts)
+    ctx = build_context(an)
+    # the context is plain data: a caller that handed the analysis over (the CLI) has its events
+    # table and objects freed before the context is redacted and the template runs
+    del an
+    ctx, n = _redacted(ctx, redact, redact_hosts)
     ctx["redactions"] = masked + n
     return str(_env().get_template("postmortem.md.j2").render(**ctx))
 
 
 def render_html(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> str:
+    from markupsafe import Markup
+
     from logsleuth.render.svg import chain_svg
 
     an, masked = prepared(an, redact, redact_hosts)
-    ctx, n = _redacted(build_context(an), redact, redact_hosts)
-    ctx["redactions"] = masked + n
-    from markupsafe import Markup
-
+    ctx = build_context(an)
     # built from the (already masked) graph, with every label escaped in svg.py
-    ctx["svg"] = Markup(chain_svg(an.graph, an.category_title))
+    svg = chain_svg(an.graph, an.category_title)
+    del an  # as in render_markdown
+    ctx, n = _redacted(ctx, redact, redact_hosts)
+    ctx["redactions"] = masked + n
+    ctx["svg"] = Markup(svg)
     return str(_env().get_template("postmortem.html.j2").render(**ctx))
 
 
