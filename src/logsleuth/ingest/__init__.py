@@ -64,11 +64,11 @@ def _guarded(spec: ReaderSpec, probe: Probe) -> Transcript:
         if probe.compression and is_decompression_error(exc):  # corrupt past the head
             raise InputError(f"corrupt {probe.compression} stream: {exc}", Location(probe.display)) from exc
         raise
-    release_freed_memory()
+    _release_freed_memory()
     return t
 
 
-def release_freed_memory() -> None:
+def _release_freed_memory() -> None:
     """Hand the C heap's free pages back to the system. A reader frees what it parsed (a 236 MB
     opencode export is a 360 MB document), but glibc keeps freed pages below its heap top: 200 MB
     stayed with the process for the rest of the analysis. A no-op where there is no malloc_trim."""

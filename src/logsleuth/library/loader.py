@@ -308,10 +308,9 @@ def _cache_key(roots: Sequence[Root], problems: Sequence[Problem]) -> str | None
 def _cache_read(key: str) -> PatternLibrary | None:
     try:
         with open(cache_dir() / f"library-{key}.pickle", "rb") as f:
-            lib = loads_library(f.read())
-    except Exception:  # missing, truncated, from another version: load normally
+            return loads_library(f.read())
+    except Exception:  # missing, truncated, from another version, not a library: load normally
         return None
-    return lib if isinstance(lib, PatternLibrary) else None
 
 
 def _cache_write(key: str, lib: PatternLibrary) -> None:
