@@ -276,7 +276,6 @@ class _Builder:
 
     def __init__(self, db: Path, library: PatternLibrary, force: bool):
         self.db = db
-        self.library = library
         self.lib = library_hash(library)
         self.force = force
         self.rows: dict[str, dict[str, Any]] = {r["path"]: r for r in read_manifest(db).to_dicts()}
@@ -415,7 +414,11 @@ def build(
         for key, source in ordered:
             try:
                 unchanged, st, sha = b.current(key, Path(key))
-                plan[key] = None if unchanged else (st, Task(source, sha or "", st.size))
+                if unchanged:
+                    plan[key] = None
+                else:
+                    assert sha is not None  # `current` hashes whatever it does not skip
+                    plan[key] = (st, Task(source, sha, st.size))
             except Exception as exc:  # one bad input never aborts the run
                 plan[key] = index_pool.error_line(source, exc)
         todo = [p[1] for p in plan.values() if isinstance(p, tuple)]
@@ -425,11 +428,15 @@ def build(
                 if slow:
                     time.sleep(slow)
                 step = plan[key]
+                error: str | None = None
                 if step is None:
                     summary.unchanged += 1
+                elif isinstance(step, str):
+                    error = step
                 else:
-                    out = next(outcomes) if isinstance(step, tuple) else index_pool.Outcome(None, step)
-                    if out.result is not None and isinstance(step, tuple):
+                    out = next(outcomes)
+                    error = out.error
+                    if out.result is not None:
                         try:
                             b.index(key, source, step[0], step[1].sha, out.result)
                             summary.files += 1
@@ -437,10 +444,10 @@ def build(
                             summary.findings += out.result.frame.height
                             summary.skipped_lines += out.result.skipped
                         except Exception as exc:  # writing its part failed: this input only
-                            out = index_pool.Outcome(None, index_pool.error_line(source, exc))
-                    if out.error is not None:
-                        b.drop(key)  # whatever was indexed from it before is stale now
-                        summary.errors.append(out.error)
+                            error = index_pool.error_line(source, exc)
+                if error is not None:
+                    b.drop(key)  # whatever was indexed from it before is stale now
+                    summary.errors.append(error)
                 b.maybe_commit()
                 if progress is not None:
                     progress(Progress(done, len(ordered), source))
