@@ -96,3 +96,13 @@ def small_session(session: str, errors: int, start: str = "2026-02-01T09:00:00")
         steps.append((f"export LD_LIBRARY_PATH=/opt/foo{i}/lib", "", False))
     steps.append((LAUNCH, READY, False))
     return claude_session(session, start, steps)
+
+
+def write_corpus(root: Path) -> Path:
+    """The index tests' corpus: two sessions in a/, two in b/ (a fix that held, one that did not,
+    a catch-22, an unrelated ptxas error)."""
+    write(root / "a" / "ptxas.jsonl", ptxas_fixed())
+    write(root / "a" / "nvrtc.jsonl", nvrtc_fixed())
+    write(root / "b" / "c22.jsonl", ptxas_catch22())
+    write(root / "b" / "other.jsonl", other_ptxas())
+    return root

@@ -20,10 +20,10 @@ from index_sessions import (
     FIXTURE_PATTERNS,
     nvrtc_fixed,
     other_ptxas,
-    ptxas_catch22,
     ptxas_fixed,
     small_session,
     write,
+    write_corpus,
 )
 from logsleuth import index, index_compact
 from logsleuth.cli import main
@@ -40,12 +40,7 @@ def lib():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    root = tmp_path / "corpus"
-    write(root / "a" / "ptxas.jsonl", ptxas_fixed())
-    write(root / "a" / "nvrtc.jsonl", nvrtc_fixed())
-    write(root / "b" / "c22.jsonl", ptxas_catch22())
-    write(root / "b" / "other.jsonl", other_ptxas())
-    return root
+    return write_corpus(tmp_path / "corpus")
 
 
 def _rows(db: Path) -> pl.DataFrame:

@@ -9,7 +9,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from index_sessions import FIXTURE_PATTERNS, nvrtc_fixed, other_ptxas, ptxas_catch22, ptxas_fixed, write
+from index_sessions import FIXTURE_PATTERNS, write_corpus
 from logsleuth import index, index_pool
 from logsleuth.library import load_library
 
@@ -21,11 +21,7 @@ def lib():  # type: ignore[no-untyped-def]
 
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    root = tmp_path / "corpus"
-    write(root / "a" / "ptxas.jsonl", ptxas_fixed())
-    write(root / "a" / "nvrtc.jsonl", nvrtc_fixed())
-    write(root / "b" / "c22.jsonl", ptxas_catch22())
-    write(root / "b" / "other.jsonl", other_ptxas())
+    root = write_corpus(tmp_path / "corpus")
     (root / "c.log").write_text("ptxas fatal   : Unsupported .version 9.2; current version is '9.0'\n" * 50)
     return root
 
