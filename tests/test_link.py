@@ -124,7 +124,8 @@ def test_seed_chain_catch22_pivot_outcome(recipe_stub: None) -> None:
     ld = g.chain[1]
     assert (ld, "f1", Relation.RESOLVED) in rels and (ld, "f2", Relation.REVEALED) in rels
     d = g.to_dict()
-    assert set(d) == {"nodes", "edges", "chain", "catch22", "pivots", "outcome", "recipe"}
+    assert set(d) == {"nodes", "edges", "chain", "catch22", "pivots", "outcome", "recipe", "root_cause", "resolutions",
+                      "notes"}
     assert d["outcome"] == "worked around" and d["recipe"] == ["# recipe"]
     assert all(p.startswith("a") for p in d["pivots"])
 

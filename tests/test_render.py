@@ -181,7 +181,8 @@ def test_cli_analyze_formats(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     import json
 
     doc = json.loads(capsys.readouterr().out)
-    assert set(doc) == {"nodes", "edges", "chain", "catch22", "pivots", "outcome", "recipe"}
+    assert set(doc) == {"nodes", "edges", "chain", "catch22", "pivots", "outcome", "recipe", "root_cause", "resolutions",
+                        "notes"}
     assert {n["type"] for n in doc["nodes"]} == {"failure", "action", "success"}
     assert all({"id", "type", "seq", "label"} <= set(n) for n in doc["nodes"])
     assert {e["relation"] for e in doc["edges"]} >= {"attempted", "resolved", "revealed", "succeeded"}

@@ -32,6 +32,21 @@ from logsleuth.model import (
     GraphNode,
     Outcome,
     Relation,
+    Resolution,
+    Run,
+    Severity,
+)
+from logsleuth.resolve import (
+    RunIndex,
+    closing_words,
+    goal_targets,
+    is_diagnostic,
+    outcome_from_goal,
+    resolve,
+    root_cause,
+    runs_of,
+    split_notes,
+    worded_pivots,
 )
 
 # Categories that say "something failed" without saying what: chain-worthy only when nothing better exists.
@@ -65,6 +80,7 @@ def link(
     actions = sorted((a for a in actions if a.session == session), key=lambda a: a.seq)
 
     call_of = _result_to_call(events)
+    idx = runs_of(events, findings, ())
     failed_attempts, main = _split_failures(findings, actions, call_of, generic)
     failed_actions = {id(a) for a, _ in failed_attempts}
     never_ran = {call_of[f.seq]: f for f in findings if f.category in NOT_RUN and f.seq in call_of}
@@ -73,20 +89,30 @@ def link(
             failed_attempts.append((a, never_ran[a.seq]))
             failed_actions.add(id(a))
     starting = _first_launch_flags(actions)
-    fixes = _changes([a for a in actions if a.kind.is_fix and id(a) not in failed_actions and id(a) not in starting])
+    fixes = _changes([a for a in actions if a.kind.is_fix and id(a) not in failed_actions and id(a) not in starting
+                      and not is_diagnostic(a)])
     fix_seqs = [a.seq for a in fixes]  # ascending: actions are sorted by seq
     log_seqs = set(events.filter(pl.col("role") == "log")["seq"].to_list()) if events.height else set()
     main = _incidents(main, fixes, findings, log_seqs)
+    main, notes = split_notes(main, idx, events)
     episodes = _episodes(main)
     occurrences = sorted((seq, ep.id) for ep in episodes for seq in ep.occurrences)
     by_id = {ep.id: ep for ep in episodes}
-
-    successes = sorted(
-        (f for f in findings if f.severity.value == "success" and f.category not in NOT_GOAL),
-        key=lambda f: f.seq,
-    )
     last_failure = occurrences[-1][0] if occurrences else -1
-    first_success = next((f for f in successes if f.seq > last_failure), None)
+
+    by_runs = bool(idx.goals)  # a transcript whose commands we can re-run in our heads
+    resolutions: dict[str, Resolution] = resolve(episodes, idx, fixes) if by_runs else {}
+    requested = goal_targets(events) if by_runs else []
+    success_run: Run | None = None
+    if by_runs:
+        _, success_run = outcome_from_goal(episodes, resolutions, idx, requested, False, "")
+        first_success = _run_success(success_run, findings, events) if success_run is not None else None
+    else:
+        successes = sorted(
+            (f for f in findings if f.severity.value == "success" and f.category not in NOT_GOAL),
+            key=lambda f: f.seq,
+        )
+        first_success = next((f for f in successes if f.seq > last_failure), None)
     end = first_success.seq if first_success else 1 << 62
 
     builder = _Builder()
@@ -115,15 +141,20 @@ def link(
             if nxt_id == ep_id:
                 builder.edge(aid, ep_id, Relation.DID_NOT_FIX)
                 continue
-            if not recurs_later:
+            if not recurs_later and not by_runs:
                 builder.edge(aid, ep_id, Relation.RESOLVED)
             rel = Relation.REVEALED if nxt_id not in seen_first else Relation.RECURRED
             builder.edge(aid, nxt_id, rel)
+    for ep_id, res in resolutions.items():
+        for a in res.fixed_by:
+            aid = builder.action(a)
+            if res.held:
+                builder.edge(aid, ep_id, Relation.RESOLVED)
     if first_success is not None:
         tail = _between(fixes, fix_seqs, last_failure, first_success.seq)
         for a in tail:
             aid = builder.action(a)
-            if occurrences:
+            if occurrences and not by_runs:
                 builder.edge(aid, occurrences[-1][1], Relation.RESOLVED)
             builder.edge(aid, "s1", Relation.SUCCEEDED)
         chain.append("s1")
@@ -131,11 +162,30 @@ def link(
     for a, f in failed_attempts:
         builder.edge(builder.action(a), f"x:{f.seq}", Relation.FAILED)
 
-    pivots = tuple(p for p in find_pivots(actions) if p.seq <= end and id(p) not in failed_actions)
+    pivots_found = find_pivots(actions)
+    if by_runs and episodes:
+        first_failure = occurrences[0][0]
+        texts = [f.text for ep in episodes for f in ep.findings[:2]]
+        builds = [a for a in actions if a.kind is ActionKind.BUILD]
+        changes = sorted((*fixes, *builds), key=lambda a: a.seq)
+        worded = worded_pivots(events, changes, idx, first_failure, texts)
+        pivots_found = sorted({id(p): p for p in (*pivots_found, *worded)}.values(), key=lambda a: a.seq)
+    pivots = tuple(p for p in pivots_found if p.seq <= end and id(p) not in failed_actions)
     for p in pivots:
         builder.action(p)
     catch22 = find_catch22(episodes, occurrences, fixes, attempts, builder.edges, builder.ids_to_actions, pivots)
-    outcome = _outcome(episodes, first_success, pivots, catch22)
+    if by_runs:
+        first_failure = occurrences[0][0] if occurrences else -1
+        pivoted = bool(catch22) or any(
+            first_failure < p.seq < (first_success.seq if first_success else 1 << 62) for p in pivots
+        )
+        outcome, _ = outcome_from_goal(
+            episodes, resolutions, idx, requested, pivoted, closing_words(events, idx.runs[-1].end)
+        )
+    else:
+        outcome = _outcome(episodes, first_success, pivots, catch22)
+    trap = catch22[0].episodes[1] if catch22 and len(catch22[0].episodes) > 1 else None
+    cause = root_cause(episodes, resolutions, trap, outcome) if by_runs else _legacy_root(episodes, catch22, outcome, builder.edges)
     recipe = _recipe(actions, failed_actions, first_success)
     nodes = _nodes(episodes, builder, first_success)
     edges = tuple(e for e in builder.edges if not e.target.startswith("x:"))
@@ -153,7 +203,52 @@ def link(
         first_success=first_success,
         recipe=recipe,
         node_actions=dict(builder.ids_to_actions),
+        resolutions=resolutions,
+        root_cause=cause,
+        runs=idx.runs,
+        notes=tuple(notes),
     )
+
+
+def _run_success(run: Run, findings: Sequence[Finding], events: pl.DataFrame) -> Finding:
+    """The success of a goal run: its own success finding, else the run itself as one."""
+    seq = run.result_seq if run.result_seq is not None else run.seq
+    own = next((f for f in findings if f.seq == seq and f.severity is Severity.SUCCESS), None)
+    if own is not None:
+        return own
+    row = events.filter(pl.col("seq") == seq).select("source", "line", "text", "ts", "session").row(0, named=True)
+    names = " && ".join(t.name for t in run.targets)
+    text = (row["text"] or "").strip()
+    return Finding(
+        pattern="goal-run-passed",
+        category="goal_passed",
+        severity=Severity.SUCCESS,
+        priority=0,
+        session=row["session"],
+        seq=seq,
+        source=row["source"] or "",
+        line=row["line"] or 0,
+        text=f"`{names}` passed" + (f"\n{text}" if text else ""),
+        captures={"target": names},
+        fingerprint=names,
+        ts=row["ts"],
+    )
+
+
+def _legacy_root(
+    episodes: Sequence[Episode], catch22: Sequence[Catch22], outcome: Outcome, edges: Sequence[GraphEdge]
+) -> str | None:
+    """Root cause where there are no runs to re-run (a plain log): the trap, else the last failure
+    left unresolved by an unresolved session, else the last failure."""
+    if catch22 and len(catch22[0].episodes) > 1:
+        return catch22[0].episodes[1]
+    if not episodes:
+        return None
+    resolved = {e.target for e in edges if e.relation is Relation.RESOLVED}
+    open_eps = [ep for ep in episodes if ep.id not in resolved]
+    if open_eps and outcome is Outcome.UNRESOLVED:
+        return open_eps[-1].id
+    return episodes[-1].id
 
 
 _FLAG_KINDS = frozenset({ActionKind.FLAG_ADDED, ActionKind.FLAG_CHANGED, ActionKind.FLAG_REMOVED})

@@ -231,6 +231,67 @@ class Action:
         }
 
 
+class RunRole(enum.StrEnum):
+    GOAL = "goal"
+    FIX = "fix"
+    INVESTIGATION = "investigation"
+
+
+class RunStatus(enum.StrEnum):
+    PASSED = "passed"
+    FAILED = "failed"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What a goal run ran: `name` is the identity (`make check`), `host` the machine it ran on."""
+
+    prog: str  # the tool family: make, pytest, python, cargo, npm, git, nvcc, pip, launch, exec
+    name: str
+    args: tuple[str, ...]  # the operands that make it this target (goals, test paths, script)
+    host: str = ""
+
+    def covers(self, other: Target) -> bool:
+        """Does a passing run of self show that `other` passes too? (`make check` runs `make`'s
+        build; the whole suite runs one test file; `pytest tests/` runs `pytest tests/x.py`.)"""
+        if self.host != other.host or self.prog != other.prog:
+            return False
+        if self.name == other.name:
+            return True
+        if not other.args and self.args and self.args[0] in _COVERING_GOALS:
+            return True
+        if not self.args and other.args and self.prog in _SUITES:
+            return True
+        return bool(self.args and other.args) and all(
+            o.startswith(s.rstrip("/") + "/") or o.startswith(s + "::") for s, o in zip(self.args, other.args, strict=False)
+        ) and len(self.args) <= len(other.args)
+
+
+_COVERING_GOALS = frozenset({"check", "test", "tests", "all", "install", "run"})
+_SUITES = frozenset({"pytest", "unittest", "cargo-test", "go-test", "mix-test", "npm-test", "jest", "vitest", "ctest",
+                     "make"})
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One executed command: the tool call's seq, its result's seq, and what it was."""
+
+    seq: int
+    result_seq: int | None
+    role: RunRole
+    status: RunStatus
+    targets: tuple[Target, ...]  # goal targets, in the order the command runs them
+    env: tuple[tuple[str, str], ...]  # inline environment (`LD_LIBRARY_PATH=… make check`)
+    cwd: str | None
+    probe: bool  # a throwaway one-liner (`python -c …`, `node -e …`)
+    command: str
+
+    @property
+    def end(self) -> int:
+        return self.result_seq if self.result_seq is not None else self.seq
+
+
 @dataclass(frozen=True, slots=True)
 class Sentence:
     """One classified sentence of assistant text or reasoning (see reasoning.py)."""
@@ -321,6 +382,18 @@ class GraphEdge:
 
 
 @dataclass(frozen=True, slots=True)
+class Resolution:
+    """What ended one failure episode: the first later run of its target (or of a covering one) that
+    passed or no longer showed it, and the change in effect between the failing run and that one."""
+
+    episode: str
+    at: int | None  # seq of the run that showed it gone (None: never resolved)
+    fixed_by: tuple[Action, ...]  # the changes that bear on the failure
+    held: bool | None  # True: it never came back; False: it came back later; None: never fixed
+    attempts: tuple[Action, ...]  # the changes tried against it that did not fix it
+
+
+@dataclass(frozen=True, slots=True)
 class CausalGraph:
     """What link.py derives: the graph, the chain, catch-22s, pivots, the outcome and the recipe."""
 
@@ -337,6 +410,10 @@ class CausalGraph:
     first_success: Finding | None
     recipe: tuple[str, ...]
     node_actions: Mapping[str, Action]  # action node id -> the action it stands for
+    resolutions: Mapping[str, Resolution] = field(default_factory=dict)  # episode id -> how it ended
+    root_cause: str | None = None  # the episode the outcome hinges on
+    runs: tuple[Run, ...] = ()
+    notes: tuple[Finding, ...] = ()  # failures that are not chain steps (probes, expected, quotes)
 
     def action_id(self, action: Action) -> str:
         for node_id, a in self.node_actions.items():
@@ -373,6 +450,18 @@ class CausalGraph:
             "pivots": [ids[id(a)] for ids in [self.action_ids()] for a in self.pivots],
             "outcome": self.outcome.value,
             "recipe": list(self.recipe),
+            "root_cause": self.root_cause,
+            "resolutions": {
+                ep: {
+                    "at": r.at,
+                    "fixed_by": [ids[id(a)] for a in r.fixed_by if id(a) in ids],
+                    "held": r.held,
+                    "attempts": [ids[id(a)] for a in r.attempts if id(a) in ids],
+                }
+                for ids in [self.action_ids()]
+                for ep, r in sorted(self.resolutions.items(), key=lambda kv: int(kv[0][1:]) if kv[0][1:].isdigit() else 0)
+            },
+            "notes": [{"seq": f.seq, "category": f.category, "pattern": f.pattern} for f in self.notes],
         }
 
 

@@ -1,0 +1,382 @@
+"""Resolution by re-run, noise, the outcome from the goal, pivots from what was said and done.
+
+ARCHITECTURE.md ("Linking"), on top of runs.py: a failure seen in run R of target T is resolved at
+the first later run of T (or of a target covering T) that passes or no longer shows it; what fixed
+it is the change in effect between R and that run that bears on the failure. Failures that are not
+the story (probes, expected failures, quotes of old errors) become notes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from logsleuth.model import Action, ActionKind, Episode, Finding, Outcome, Resolution, Run, RunRole, RunStatus
+from logsleuth.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, target_of
+
+_RECAP = re.compile(
+    r"^\s*(This session is being continued from a previous conversation|<summary>|Summary of (the|our) "
+    r"(conversation|session)|Previous conversation summary|Here is a summary of|Context from the previous session|"
+    r"Analysis:\s*\n|<command-name>/compact)",
+    re.I,
+)
+_EXPECTED = re.compile(
+    r"\b(expect(ed|ing)? (it |this |them |the \w+ |the tests? )?to fail|should (still )?fail|as expected|fails as "
+    r"expected|confirm(s|ed)? (that )?(it|the tests?) fails?|(red|failing) (phase|test first)|"
+    r"tests? (now )?fail(s)? (as|because) (the|it)|TDD)\b",
+    re.I,
+)
+_PIVOT_WORDS = re.compile(
+    r"\b(instead of|rather than|work ?around|work around|fall ?back|switch(ing)? to|bypass|sidestep|"
+    r"different approach|another approach|alternative approach|regenerat\w+|rebuild the ptx|avoid(ing)? the need)\b",
+    re.I,
+)
+_GAVE_UP = re.compile(
+    r"\b(cannot be (fixed|resolved|done)|can(no|')t (be )?(fix|resolve|get (it|this) to)|unable to (fix|resolve|get)|"
+    r"still (fails|failing|broken|does not work|doesn't work)|not possible (under|with|without)|blocked (on|by)|"
+    r"no way to (fix|satisfy)|impossible (to|under)|could not (fix|resolve|get (it|this) (to )?work)|"
+    r"remains? (unresolved|broken)|won't work under)\b",
+    re.I,
+)
+# Subjects that bear on a kind of failure although its text does not name them.
+_BEARS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"^(LD_LIBRARY_PATH|LD_PRELOAD|LIBRARY_PATH|CUDA_HOME|CUDA_PATH)$"),
+     re.compile(r"\.so\b|shared object|shared librar|undefined symbol|libcu|libnv|cannot find -l", re.I)),
+    (re.compile(r"^(CUDA_HOME|CUDA_PATH|PATH|CUDACXX|NVCC|CUDA_ROOT|CUDA_TOOLKIT_ROOT_DIR)$"),
+     re.compile(r"nvcc|cuda|ptxas|toolkit", re.I)),
+    (re.compile(r"^(TORCH_CUDA_ARCH_LIST|CUDA_ARCH|CUDAARCHS|CMAKE_CUDA_ARCHITECTURES|ARCH|SM|GPU_ARCH)$"),
+     re.compile(r"sm_\d|compute_\d|arch|ptx|capabilit", re.I)),
+    (re.compile(r"^(CC|CXX|CUDAHOSTCXX|NVCC_CCBIN|CPATH|C_INCLUDE_PATH|CPLUS_INCLUDE_PATH|CFLAGS|CXXFLAGS|LDFLAGS)$"),
+     re.compile(r"compiler|gcc|g\+\+|clang|\.h\b|header|include|unsupported|#error", re.I)),
+    (re.compile(r"^(PYTHONPATH|VIRTUAL_ENV|PYTHONHOME)$"),
+     re.compile(r"No module named|ModuleNotFound|ImportError|cannot import", re.I)),
+)
+_PROJECT_FILE = re.compile(
+    r"(Makefile|CMakeLists\.txt|setup\.py|setup\.cfg|pyproject\.toml|requirements[\w.-]*\.txt|\.(cu|cuh|c|cc|cpp|h|hpp|py|rs|go|"
+    r"js|ts|tsx|jsx|ex|exs|toml|cfg|ini|ya?ml|json|mk|sh|ptx|lock))$"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunIndex:
+    """The session's runs, looked up by the seq of their call or result."""
+
+    runs: tuple[Run, ...]
+    at: Mapping[int, Run]  # call seq and result seq -> run
+    goals: tuple[Run, ...]
+    goal_seqs: tuple[int, ...]
+
+    @classmethod
+    def of(cls, runs: Sequence[Run]) -> RunIndex:
+        at: dict[int, Run] = {}
+        for r in runs:
+            at[r.seq] = r
+            if r.result_seq is not None:
+                at[r.result_seq] = r
+        goals = tuple(r for r in runs if r.role is RunRole.GOAL)
+        return cls(tuple(runs), at, goals, tuple(r.seq for r in goals))
+
+    def goals_after(self, seq: int) -> Sequence[Run]:
+        return self.goals[bisect.bisect_right(self.goal_seqs, seq) :]
+
+
+# ---------------------------------------------------------------- noise
+
+
+def split_notes(
+    main: Sequence[Finding], idx: RunIndex, events: pl.DataFrame
+) -> tuple[list[Finding], list[Finding]]:
+    """(story failures, notes). Notes: failures of investigations and probes (unless a goal run shows
+    the same failure), failures the agent announced it expected of a test, quotes of old errors in
+    recaps and user messages. A user pasting a new error is the first occurrence of that failure."""
+    if not idx.goals:  # nothing we can tell a goal by: every failure stays in the story
+        return list(main), []
+    texts = _prose(events)
+    recap = _recaps(events)
+    key_in_goal = {(f.pattern, f.fingerprint) for f in main if _role_at(idx, f.seq) is RunRole.GOAL}
+    keep: list[Finding] = []
+    notes: list[Finding] = []
+    seen: set[tuple[str, str]] = set()
+    for f in main:
+        key = (f.pattern, f.fingerprint)
+        run = idx.at.get(f.seq)
+        note = False
+        if f.seq in recap:
+            note = True
+        elif run is None:
+            note = key in seen  # a quote of an error already in the story
+        elif run.role is RunRole.INVESTIGATION:
+            note = key not in key_in_goal
+        elif run.role is RunRole.GOAL and _expected(f, run, texts):
+            note = True
+        (notes if note else keep).append(f)
+        if not note:
+            seen.add(key)
+    return keep, notes
+
+
+def _role_at(idx: RunIndex, seq: int) -> RunRole | None:
+    run = idx.at.get(seq)
+    return run.role if run is not None else None
+
+
+def _prose(events: pl.DataFrame) -> list[tuple[int, str]]:
+    prose = events.filter(
+        (pl.col("role").cast(pl.Utf8) == "assistant") & pl.col("kind").cast(pl.Utf8).is_in(["text", "reasoning"])
+    )
+    return list(zip(prose["seq"].to_list(), prose["text"].fill_null("").to_list(), strict=True))
+
+
+def _recaps(events: pl.DataFrame) -> set[int]:
+    users = events.filter(pl.col("role").cast(pl.Utf8).is_in(["user", "system"]) & (pl.col("kind").cast(pl.Utf8) == "text"))
+    return {s for s, t in zip(users["seq"].to_list(), users["text"].fill_null("").to_list(), strict=True) if _RECAP.search(t[:400])}
+
+
+def _expected(f: Finding, run: Run, prose: Sequence[tuple[int, str]]) -> bool:
+    """A test the agent ran expecting it to fail (the red step of red-green): said just before the
+    run, or "as expected" just after its result. Only test failures: an obstacle the agent foresaw
+    ("I expect it to fail because CUDA_HOME is empty") is still a failure of the story."""
+    if not any(t.prog in ("pytest", "unittest", "cargo-test", "go-test", "mix-test", "npm-test", "jest") for t in run.targets):
+        return False
+    seqs = [s for s, _ in prose]
+    i = bisect.bisect_left(seqs, run.seq)
+    before = [t for _, t in prose[max(0, i - 2) : i]]
+    j = bisect.bisect_right(seqs, run.end)
+    after = [t for s, t in prose[j : j + 1] if s - run.end <= 3]
+    return any(_EXPECTED.search(t) for t in (*before, *after))
+
+
+# ---------------------------------------------------------------- resolution
+
+
+def is_diagnostic(a: Action) -> bool:
+    if a.kind in (ActionKind.ENV_SET, ActionKind.ENV_UNSET):
+        return bool(DIAGNOSTIC_ENV.match(a.subject))
+    if a.kind in (ActionKind.FLAG_ADDED, ActionKind.FLAG_REMOVED, ActionKind.FLAG_CHANGED):
+        return a.subject in DIAGNOSTIC_FLAGS
+    return False
+
+
+def resolve(
+    episodes: Sequence[Episode], idx: RunIndex, fixes: Sequence[Action]
+) -> dict[str, Resolution]:
+    """Each episode's resolution: the first later run of its target (or a covering one) that passed
+    or no longer showed it, else the first later goal run that passed; what fixed it is the change
+    between the failing run and that run that bears on the failure."""
+    fix_seqs = [a.seq for a in fixes]
+    out: dict[str, Resolution] = {}
+    for ep in episodes:
+        occ = ep.occurrences
+        at_last = _resolver(ep, occ[-1], idx)
+        fixed: tuple[Action, ...] = ()
+        held: bool | None = None
+        if at_last is not None:
+            start = _run_start(idx, occ[-1])
+            window = _between(fixes, fix_seqs, start, at_last.seq + 1)
+            fixed = _bearing(window, ep, at_last)
+            held = True if fixed else None
+        else:  # never resolved at the end: did an earlier occurrence clear for a while?
+            for k in range(len(occ) - 1):
+                r = _resolver(ep, occ[k], idx, before=occ[k + 1])
+                if r is not None:
+                    window = _between(fixes, fix_seqs, _run_start(idx, occ[k]), r.seq + 1)
+                    fixed = _bearing(window, ep, r) or fixed
+                    held = False if fixed else held
+        first_run = _run_start(idx, occ[0])
+        stop = at_last.seq + 1 if at_last is not None else 1 << 62
+        tried = [a for a in _between(fixes, fix_seqs, first_run, stop) if all(a is not b for b in fixed)]
+        out[ep.id] = Resolution(ep.id, at_last.seq if at_last else None, fixed, held, tuple(tried))
+    return out
+
+
+def _run_start(idx: RunIndex, seq: int) -> int:
+    run = idx.at.get(seq)
+    return run.seq if run is not None else seq
+
+
+def _resolver(ep: Episode, seq: int, idx: RunIndex, before: int = 1 << 62) -> Run | None:
+    run = idx.at.get(seq)
+    occ = set(ep.occurrences)
+    later = [r for r in idx.goals_after(run.end if run is not None else seq) if r.seq < before]
+    if run is not None and run.targets:
+        for r in later:
+            if r.status is RunStatus.UNKNOWN or r.result_seq in occ:
+                continue
+            if any(a.covers(b) for a in r.targets for b in run.targets):
+                return r
+    for r in later:  # its target never ran again: the first goal run that passed, if it never came back
+        if r.status is RunStatus.PASSED and not any(s > r.seq for s in occ):
+            return r
+    return None
+
+
+def _between(items: Sequence[Action], seqs: Sequence[int], lo: int, hi: int) -> list[Action]:
+    """Actions with lo <= seq < hi: the failing run's own inline changes count only from the next run."""
+    return list(items[bisect.bisect_right(seqs, lo) : bisect.bisect_left(seqs, hi)])
+
+
+def _bearing(window: Sequence[Action], ep: Episode, at: Run) -> tuple[Action, ...]:
+    """The changes of `window` that bear on the failure: named by its text, or of a kind that
+    bears on its kind (LD_LIBRARY_PATH on a missing .so), or edits of the project's files. When
+    none does, every change of the window stands (the reader sees them all)."""
+    if not window:
+        return ()
+    text = "\n".join(f.text for f in ep.findings[:3]) + "\n" + " ".join(
+        v for f in ep.findings[:3] for v in f.captures.values()
+    )
+    low = text.lower()
+    picked = [a for a in window if _bears(a, low, text)]
+    return tuple(picked or window)
+
+
+def _bears(a: Action, low: str, text: str) -> bool:
+    subject = a.subject.lower()
+    if a.kind in (ActionKind.ENV_SET, ActionKind.ENV_UNSET):
+        if subject in low:
+            return True
+        return any(name.match(a.subject) and kind.search(text) for name, kind in _BEARS)
+    if a.kind is ActionKind.FILE_EDIT:
+        base = subject.rsplit("/", 1)[-1]
+        return base in low or bool(_PROJECT_FILE.search(a.subject))
+    names = {subject, subject.replace("-", "_"), subject.replace("_", "-")}
+    if any(n and n in low for n in names):
+        return True
+    return a.kind in (ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN, ActionKind.UNINSTALL) and bool(
+        re.search(r"No module named|ModuleNotFound|ImportError|version|requires|incompatib|conflict|not found|undefined symbol", text, re.I)
+    )
+
+
+# ---------------------------------------------------------------- outcome, pivots, root cause
+
+
+def goal_targets(events: pl.DataFrame) -> list[str]:
+    """The targets the user's first request names in backticks (`make check`, `pytest`)."""
+    users = events.filter((pl.col("role").cast(pl.Utf8) == "user") & (pl.col("kind").cast(pl.Utf8) == "text"))
+    if not users.height:
+        return []
+    from logsleuth.actions.shellparse import commands
+
+    text = str(users["text"][0] or "")[:4000]
+    out = []
+    for span in re.findall(r"`([^`\n]{2,200})`", text):
+        for c in commands(span):
+            t = target_of(c)
+            if t is not None:
+                out.append(t.name)
+    return list(dict.fromkeys(out))
+
+
+def outcome_from_goal(
+    episodes: Sequence[Episode],
+    resolutions: Mapping[str, Resolution],
+    idx: RunIndex,
+    requested: Sequence[str],
+    worked_around: bool,
+    closing: str,
+) -> tuple[Outcome, Run | None]:
+    """(outcome, the run where the goal passed). Resolved: the final goal runs passed; worked
+    around: only after a pivot or a catch-22; unresolved otherwise. The agent's closing words may
+    lower the verdict, never raise it."""
+    goals = idx.goals
+    finals: list[Run] = []
+    if requested:
+        for name in requested:
+            last = next((r for r in reversed(goals) if any(t.name == name for t in r.targets)), None)
+            if last is not None:
+                finals.append(last)
+    open_eps = [ep for ep in episodes if resolutions[ep.id].at is None]
+    if finals:
+        passed = all(r.status is RunStatus.PASSED for r in finals) and not open_eps
+    else:
+        last_goal = goals[-1] if goals else None
+        passed = not open_eps and (last_goal is None or last_goal.status is not RunStatus.FAILED)
+        finals = [last_goal] if last_goal is not None else []
+    success = None
+    if passed:
+        last_fail = max((ep.occurrences[-1] for ep in episodes), default=-1)
+        success = next((r for r in goals if r.seq > last_fail and r.status is RunStatus.PASSED), None)
+    if not passed:
+        outcome = Outcome.UNRESOLVED
+    elif not episodes:
+        outcome = Outcome.RESOLVED
+    else:
+        outcome = Outcome.WORKED_AROUND if worked_around else Outcome.RESOLVED
+    if outcome is not Outcome.UNRESOLVED and closing and _GAVE_UP.search(closing):
+        outcome = Outcome.UNRESOLVED
+    return outcome, success
+
+
+def closing_words(events: pl.DataFrame, after: int) -> str:
+    """The agent's prose after the last run: its conclusion."""
+    prose = events.filter(
+        (pl.col("role").cast(pl.Utf8) == "assistant") & (pl.col("kind").cast(pl.Utf8) == "text") & (pl.col("seq") > after)
+    )
+    return "\n".join(str(t or "") for t in prose["text"].to_list()[-3:])
+
+
+def worded_pivots(
+    events: pl.DataFrame,
+    changes: Sequence[Action],
+    idx: RunIndex,
+    first_failure: int,
+    failing_texts: Iterable[str],
+) -> list[Action]:
+    """Changes of approach the agent announced ("instead of", "rather than", "work around", "switch
+    to", "fall back") right before a change, and artifacts regenerated in place of a toolchain fix: a
+    build whose output is a file a failure named (`nvcc -ptx k.cu -o k.ptx` after ptxas rejected k.ptx)."""
+    prose = _prose(events)
+    seqs = [s for s, _ in prose]
+    named = "\n".join(failing_texts)
+    out: list[Action] = []
+    by_seq: dict[int, list[Action]] = {}
+    for a in changes:
+        if a.seq > first_failure and (a.kind.is_fix or a.kind is ActionKind.BUILD) and not is_diagnostic(a):
+            by_seq.setdefault(a.seq, []).append(a)
+    prev_run_end = -1
+    for run in idx.runs:
+        acts = by_seq.get(run.seq)
+        if acts:
+            i = bisect.bisect_right(seqs, max(prev_run_end, first_failure))
+            j = bisect.bisect_left(seqs, run.seq)
+            said = any(_PIVOT_WORDS.search(t) for _, t in prose[i:j])
+            regen = any(_regenerates(a, named) for a in acts)
+            if said or regen:
+                out.append(acts[0])
+        prev_run_end = run.end
+    return out
+
+
+def _regenerates(a: Action, failing: str) -> bool:
+    if a.kind is not ActionKind.BUILD:
+        return False
+    m = re.search(r"(?:^|\s)-o\s*(\S+\.(?:ptx|cubin|fatbin|so|o))\b", a.raw or a.command)
+    if not m:
+        return False
+    out = m.group(1).rsplit("/", 1)[-1]
+    return out in failing and re.search(r"\s-(ptx|cubin|fatbin)\b", a.raw or a.command) is not None
+
+
+def root_cause(
+    episodes: Sequence[Episode], resolutions: Mapping[str, Resolution], catch22_trap: str | None, outcome: Outcome
+) -> str | None:
+    """The failure the outcome hinges on: the trap of a catch-22, else the last unresolved failure
+    of an unresolved session, else the failure whose fix unlocked the rest (the last one fixed)."""
+    if catch22_trap is not None:
+        return catch22_trap
+    if not episodes:
+        return None
+    if outcome is Outcome.UNRESOLVED:
+        open_eps = [ep for ep in episodes if resolutions[ep.id].at is None]
+        if open_eps:
+            return max(open_eps, key=lambda e: e.occurrences[-1]).id
+    return episodes[-1].id
+
+
+def runs_of(events: pl.DataFrame, findings: Sequence[Finding], noise: Iterable[str]) -> RunIndex:
+    from logsleuth.runs import extract_runs
+
+    return RunIndex.of(extract_runs(events, findings, noise))

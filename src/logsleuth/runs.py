@@ -1,0 +1,394 @@
+"""Runs: every executed command of a session as a run of a *target*, with a status and a role.
+
+ARCHITECTURE.md ("Linking"): a run is one tool call and its result. Its *target* is a normalised
+identity of what ran (`make`, `make check`, `pytest tests/x.py`, `python run.py`, `git push`), its
+*role* says whether it pursued the goal (build, test, launch, the user's program), changed something
+(install, env, edit) or only looked (ls, grep, `--version`, `pip list`, a `python -c` probe, a dry
+run), and its *status* comes from the exit code, the error flag and the failure/success findings of
+its output. The linker resolves failures by re-runs of the same (or a covering) target.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from logsleuth.actions.shellparse import Cmd, argv_commands, basename, commands
+from logsleuth.actions.toolcalls import is_edit_tool, is_read_tool, is_shell_tool, looks_like_command
+from logsleuth.model import Finding, Run, RunRole, RunStatus, Target
+
+
+# Environment switches that make a program say more, never behave differently: not fixes.
+DIAGNOSTIC_ENV = re.compile(
+    r"^(NCCL_DEBUG(_SUBSYS|_FILE)?|CUDA_LAUNCH_BLOCKING|TORCH_SHOW_CPP_STACKTRACES|TORCH_LOGS|TORCH_DISTRIBUTED_DEBUG|"
+    r"TORCH_CPP_LOG_LEVEL|PYTHONVERBOSE|PYTHONFAULTHANDLER|PYTHONTRACEMALLOC|RUST_BACKTRACE|RUST_LOG|LD_DEBUG|"
+    r"VERBOSE|DEBUG|CUDA_LOG_FILE|TF_CPP_MIN_LOG_LEVEL|TRITON_DEBUG|VLLM_LOGGING_LEVEL|SGLANG_LOG_LEVEL|LOG_LEVEL|"
+    r"PYTHONUNBUFFERED|"
+    r"NVCC_APPEND_FLAGS_VERBOSE|TERM|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|CI|PAGER|GIT_PAGER)$"
+)
+DIAGNOSTIC_FLAGS = frozenset({"-v", "-vv", "-vvv", "--verbose", "--debug", "--log-level", "--trace", "-x", "--tb",
+                              "-s", "--show-traceback", "--print-build-logs"})
+_DRY_RUN = frozenset({"--dry-run", "--dryrun", "-n", "--just-print", "--simulate", "-s", "--no-act", "--recon",
+                      "--what-if"})
+
+_PYTHON = re.compile(r"^(python|python\d(\.\d+)?|pypy3?)$")
+_TEST_MODULES = {"pytest": "pytest", "unittest": "unittest", "nose2": "pytest"}
+_JS_PMS = frozenset({"npm", "pnpm", "yarn", "bun"})
+_JS_GOALS = frozenset({"test", "build", "run", "start", "dev", "lint", "typecheck", "check", "install", "ci", "exec"})
+_GIT_GOALS = frozenset({"push", "commit", "merge", "rebase", "pull", "cherry-pick", "tag", "clone", "am"})
+_LOOK = frozenset({
+    "ls", "ll", "la", "dir", "find", "fd", "cat", "bat", "head", "tail", "less", "more", "grep", "egrep", "fgrep",
+    "rg", "ag", "ack", "which", "whereis", "type", "file", "stat", "du", "df", "free", "top", "ps", "pgrep", "pidof",
+    "lsof", "ss", "netstat", "ldd", "nm", "objdump", "readelf", "strings", "cuobjdump", "nvdisasm", "nvidia-smi",
+    "env", "printenv", "echo", "printf", "pwd", "whoami", "hostname", "uname", "date", "id", "lscpu", "lspci",
+    "nproc", "dmesg", "journalctl", "wc", "sort", "uniq", "diff", "cmp", "md5sum", "sha256sum", "tree", "realpath",
+    "readlink", "dirname", "basename", "jq", "sleep", "watch", "awk", "cut", "tr", "column", "xxd", "hexdump", "od",
+    "locale", "history", "man", "command", "hash", "zcat", "zgrep", "ldconfig", "nvidia-debugdump", "true", "false",
+    "test", "[", "[[", "sed", "tee", "xargs", "ulimit", "mkdir", "touch", "sha1sum", "git-diff", "cd",
+})
+_FIXERS = frozenset({"export", "unset", "source", ".", "cp", "mv", "ln", "rm", "rmdir", "chmod", "chown", "patch",
+                     "install", "rsync", "conda", "mamba", "micromamba", "apt", "apt-get", "yum", "dnf", "brew",
+                     "pip", "pip3", "uv", "pipx", "poetry", "pdm", "systemctl", "service", "kill", "pkill",
+                     "killall", "update-alternatives", "alternatives", "ldconfig", "nvm", "pyenv", "rustup",
+                     "corepack", "npx-install", "wget", "curl", "tar", "unzip", "git-checkout", "git-restore",
+                     "git-stash", "git-reset", "git-apply", "git-config", "git-add", "git-rm"})
+
+
+def target_of(cmd: Cmd) -> Target | None:
+    """The goal target of one simple command, or None when it is not a goal (a look, a fix)."""
+    argv = list(cmd.argv)
+    if not argv or cmd.stage > 0:
+        return None
+    host = next((v.split(" ", 1)[1] for v in cmd.via if v.startswith("ssh ")), "")
+    prog = basename(argv[0])
+    args = argv[1:]
+    ops = [a for a in args if not a.startswith("-") and "=" not in a]
+
+    def t(family: str, name: str, targs: Iterable[str] = ()) -> Target:
+        return Target(family, name, tuple(targs), host)
+
+    if prog in ("make", "gmake", "ninja"):
+        if any(a in _DRY_RUN or a.startswith("--dry-run") for a in args):
+            return None
+        goals = [a for a in _operands(args, "CjlfIWo") if "=" not in a]
+        return t("make", " ".join(["make", *goals]), goals)
+    if prog == "cmake":
+        if "--build" in args:
+            return t("cmake", "cmake --build", ())
+        if "--version" in args or "-E" in args or "--help" in args:
+            return None
+        return t("cmake", "cmake", ())
+    if prog == "ctest":
+        return t("ctest", "ctest", ())
+    if prog in ("pytest", "py.test"):
+        paths = _test_paths(args)
+        return t("pytest", " ".join(["pytest", *paths]), paths)
+    if _PYTHON.match(prog):
+        return _python_target(args, host)
+    if prog == "cargo" and ops:
+        sub = ops[0]
+        if sub in ("test", "build", "run", "check", "clippy", "bench", "install", "nextest"):
+            return t("cargo-test" if sub in ("test", "nextest") else "cargo", f"cargo {sub}", ops[1:2] if sub == "run" else ())
+        return None
+    if prog == "go" and ops:
+        if ops[0] in ("test", "build", "run", "vet", "install"):
+            pk = [o for o in ops[1:] if o not in ("./...",)]
+            return t("go-test" if ops[0] == "test" else "go", f"go {ops[0]}", pk[:1] if ops[0] != "test" else pk)
+        return None
+    if prog in _JS_PMS and ops:
+        sub = ops[0]
+        if sub == "run" and len(ops) > 1:
+            return t(prog, f"{prog} run {ops[1]}", (ops[1],))
+        if sub in _JS_GOALS:
+            return t("npm-test" if sub == "test" else prog, f"{prog} {sub}", ())
+        return None
+    if prog in ("npx", "pnpx") and ops:
+        tool = ops[0]
+        if tool in ("jest", "vitest", "tsc", "eslint", "mocha", "playwright", "esbuild", "vite", "webpack", "next"):
+            return t("jest" if tool in ("jest", "vitest", "mocha") else "npx", f"npx {tool}", ())
+        return None
+    if prog in ("jest", "vitest", "tsc", "esbuild", "vite", "webpack"):
+        return t("jest" if prog in ("jest", "vitest") else prog, prog, ())
+    if prog == "node" and ops and ops[0].endswith((".js", ".mjs", ".cjs", ".ts")):
+        return t("node", f"node {ops[0]}", ops[:1])
+    if prog == "mix" and ops:
+        if ops[0] == "test":
+            paths = ops[1:]
+            return t("mix-test", " ".join(["mix test", *paths]), paths)
+        if ops[0] in ("compile", "run", "phx.server", "release", "assets.deploy", "precommit", "format", "credo",
+                      "dialyzer", "ecto.migrate", "deps.get"):
+            return t("mix", f"mix {ops[0]}", ())
+        return None
+    if prog in ("gcc", "g++", "cc", "c++", "clang", "clang++", "nvcc", "rustc", "javac", "ptxas"):
+        if len(args) == 1 and args[0] in ("--version", "-V", "-v", "--help", "--list-gpu-arch", "--list-gpu-code"):
+            return None
+        srcs = [a for a in args if re.search(r"\.(cu|c|cc|cpp|cxx|ptx|rs|java|s)$", a)]
+        return t(prog, " ".join([prog, *srcs[:1]]), srcs[:1]) if srcs else None
+    if prog == "git" and ops:
+        sub = ops[0]
+        return t("git", f"git {sub}", ()) if sub in _GIT_GOALS else None
+    if prog in ("pip", "pip3", "uv") or (prog == "python" and args[:2] == ["-m", "pip"]):
+        local = _local_install(args)
+        return t("pip", f"pip install {local}", (local,)) if local else None
+    if prog in ("docker", "podman") and ops and ops[0] in ("build", "run", "compose"):
+        return t("docker", f"docker {ops[0]}", ())
+    if prog in ("bash", "sh", "zsh") and ops and ops[0].endswith(".sh"):
+        return t("exec", f"bash {ops[0]}", ops[:1])
+    if argv[0].startswith(("./", "../")) or (argv[0].startswith("/") and "/bin/" not in argv[0] and "/usr/" not in argv[0]):
+        if prog not in _LOOK:
+            return t("exec", argv[0], (argv[0],))
+    from logsleuth.actions.launch import launch_info
+
+    info = launch_info(tuple(argv))
+    if info is not None:
+        return t("launch", f"launch {info.engine}", (info.engine,))
+    return None
+
+
+def _operands(args: Sequence[str], with_arg: str) -> list[str]:
+    out, j = [], 0
+    while j < len(args):
+        a = args[j]
+        if a.startswith("-") and len(a) > 1:
+            j += 2 if len(a) == 2 and a[1] in with_arg else 1
+            continue
+        out.append(a)
+        j += 1
+    return out
+
+
+def _test_paths(args: Sequence[str]) -> list[str]:
+    paths = []
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+            continue
+        if a in ("-k", "-m", "-p", "-c", "--rootdir", "-o", "--maxfail", "--tb", "-n", "--deselect", "--ignore"):
+            skip = True
+            continue
+        if not a.startswith("-"):
+            paths.append(a.rstrip("/"))
+    return sorted(paths)
+
+
+def _python_target(args: Sequence[str], host: str) -> Target | None:
+    j = 0
+    while j < len(args) and args[j].startswith("-") and args[j] not in ("-c", "-m", "-"):
+        j += 2 if args[j] in ("-X", "-W") else 1
+    rest = list(args[j:])
+    if not rest or rest[0] in ("-c", "-"):
+        return None  # a one-liner or a heredoc: a probe, judged by `probe`
+    if rest[0] == "-m" and len(rest) > 1:
+        mod = rest[1]
+        if mod in _TEST_MODULES:
+            fam = _TEST_MODULES[mod]
+            paths = _test_paths(rest[2:])
+            return Target(fam, " ".join([fam, *paths]), tuple(paths), host)
+        if mod in ("pip",):
+            local = _local_install(rest[2:])
+            return Target("pip", f"pip install {local}", (local,), host) if local else None
+        if mod in ("build", "maturin", "setuptools"):
+            return Target("python", f"python -m {mod}", (), host)
+        if mod in ("venv", "site", "sysconfig", "json.tool", "torch.utils.collect_env", "pip_audit", "pipdeptree",
+                   "http.server", "ensurepip", "compileall"):
+            return None
+        from logsleuth.actions.launch import launch_info
+
+        info = launch_info(("python", *rest))
+        if info is not None:
+            return Target("launch", f"launch {info.engine}", (info.engine,), host)
+        return Target("python", f"python -m {mod}", (mod,), host)
+    script = rest[0]
+    if basename(script) == "setup.py":
+        sub = next((a for a in rest[1:] if not a.startswith("-")), "")
+        return Target("python", f"python setup.py {sub}".strip(), (script, sub), host)
+    return Target("python", f"python {script}", (script,), host)
+
+
+def _local_install(args: Sequence[str]) -> str | None:
+    """`pip install -e .`, `pip install .`, `uv pip install -e ./pkg`: building the user's project."""
+    if not any(a in ("install", "sync", "build", "wheel") for a in args):
+        return None
+    if any(a in ("--dry-run", "--no-deps-check-only") for a in args):
+        return None
+    for i, a in enumerate(args):
+        if a in ("-e", "--editable") and i + 1 < len(args):
+            return args[i + 1]
+        if a in (".", "./") or (a.startswith(("./", "../")) and not a.endswith((".txt", ".whl"))):
+            return a
+    if "sync" in args:
+        return "."
+    return None
+
+
+def _probe(cmd: Cmd) -> bool:
+    argv = cmd.argv
+    if not argv:
+        return False
+    prog = basename(argv[0])
+    if _PYTHON.match(prog):
+        rest = [a for a in argv[1:] if a not in ("-u", "-B", "-I", "-E", "-s", "-q")]
+        return bool(rest[:1]) and rest[0] in ("-c", "-") or (not rest and any(r.body for r in cmd.redirects))
+    return prog in ("node", "ruby", "perl") and bool(set(argv[1:2]) & {"-e", "-p"})
+
+
+def _is_fix(cmd: Cmd) -> bool:
+    argv = cmd.argv
+    if not argv:
+        return bool(cmd.assigns)  # `X=1` alone in a shell sets a variable for the rest of the call
+    prog = basename(argv[0])
+    args = argv[1:]
+    if any(r.writes_file for r in cmd.redirects) and prog in ("cat", "echo", "printf", "tee"):
+        return True
+    if prog == "sed":
+        return any(a.startswith(("-i", "--in-place")) for a in args)
+    if prog == "git":
+        return f"git-{next((a for a in args if not a.startswith('-')), '')}" in _FIXERS
+    if prog in ("pip", "pip3", "uv", "conda", "mamba", "apt", "apt-get", "brew", "yum", "dnf"):
+        if any(a in _DRY_RUN or a.startswith("--dry-run") for a in args):
+            return False
+        return any(a in ("install", "uninstall", "remove", "add", "upgrade", "update", "sync", "create") for a in args)
+    if prog in ("curl", "wget"):
+        return prog == "wget" or any(a in ("-o", "-O", "--output") for a in args)
+    if prog == "ldconfig":
+        return "-p" not in args
+    return prog in _FIXERS
+
+
+def _dry_run(cmd: Cmd) -> bool:
+    prog = basename(cmd.argv[0]) if cmd.argv else ""
+    if prog in ("pip", "pip3", "uv", "apt", "apt-get", "make", "conda", "mamba", "npm", "cargo"):
+        return any(a in ("--dry-run", "--simulate", "--just-print", "--recon") or a.startswith("--dry-run")
+                   or (prog in ("apt", "apt-get", "make") and a in ("-s", "-n")) for a in cmd.argv[1:])
+    return False
+
+
+def _payload(text: str) -> str | list[str]:
+    s = text.strip()
+    if not s.startswith(("{", "[")):
+        return text
+    try:
+        data: Any = json.loads(s)
+    except ValueError:
+        return text
+    if isinstance(data, dict):
+        data = next((data[k] for k in ("command", "cmd", "script", "commands", "code") if k in data), text)
+    if isinstance(data, list) and data and all(isinstance(x, str) for x in data):
+        return [str(x) for x in data]
+    return data if isinstance(data, str) else text
+
+
+def classify_call(tool: str | None, text: str) -> tuple[RunRole, tuple[Target, ...], tuple[tuple[str, str], ...],
+                                                       str | None, bool]:
+    """(role, goal targets, inline env, cwd, probe) of one tool call."""
+    name = (tool or "").strip()
+    if not is_shell_tool(name):
+        if is_edit_tool(name):
+            return RunRole.FIX, (), (), None, False
+        if is_read_tool(name) or not looks_like_command(str(_payload(text))):
+            return RunRole.INVESTIGATION, (), (), None, False
+    payload = _payload(text)
+    cmds = argv_commands(payload) if isinstance(payload, list) else commands(payload)
+    targets: list[Target] = []
+    env: list[tuple[str, str]] = []
+    cwd: str | None = None
+    fix = probe = False
+    for c in cmds:
+        if _dry_run(c):
+            continue
+        tg = target_of(c)
+        if tg is not None:
+            targets.append(tg)
+            env.extend(c.assigns)
+            cwd = cwd or c.cwd
+            continue
+        if _probe(c):
+            probe = True
+        elif _is_fix(c) and not (c.argv and not c.assigns and False):
+            fix = True
+    if targets:
+        return RunRole.GOAL, tuple(dict.fromkeys(targets)), tuple(env), cwd, False
+    if fix:
+        return RunRole.FIX, (), (), cwd, False
+    return RunRole.INVESTIGATION, (), (), cwd, probe
+
+
+def extract_runs(events: pl.DataFrame, findings: Sequence[Finding], failure_categories: Iterable[str] = ()) -> list[Run]:
+    """Every tool call of the events as a run, in seq order. `findings` decide failed/passed."""
+    if not events.height:
+        return []
+    calls = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_call").select("seq", "tool", "call_id", "text")
+    results = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_result").select(
+        "seq", "call_id", "is_error", "exit_code"
+    )
+    by_call: dict[str, tuple[int, bool | None, int | None]] = {}
+    by_seq: dict[int, tuple[int, bool | None, int | None]] = {}
+    for seq, call_id, err, code in results.iter_rows():
+        if call_id is not None:
+            by_call.setdefault(call_id, (seq, err, code))
+        by_seq[seq] = (seq, err, code)
+    fails: dict[int, list[Finding]] = {}
+    wins: set[int] = set()
+    ignore = frozenset(failure_categories)
+    for f in findings:
+        if f.severity.is_failure and f.category not in ignore:
+            fails.setdefault(f.seq, []).append(f)
+        elif f.severity.value == "success":
+            wins.add(f.seq)
+    out: list[Run] = []
+    background: tuple[Target, ...] = ()  # the targets of the last goal run that went on in the background
+    for seq, tool, call_id, text in calls.iter_rows():
+        res = by_call.get(call_id) if call_id is not None else None
+        if res is None:
+            res = by_seq.get(seq + 1) if call_id is None else None
+        body = text or ""
+        role, targets, env, cwd, probe = classify_call(tool, body)
+        status = _status(res, fails, wins)
+        if role is RunRole.GOAL:
+            bg = _backgrounded(tool, body) or any(t.prog == "launch" for t in targets)
+            background = targets if bg else ()
+            if bg and status is RunStatus.PASSED and not (res and res[0] in wins):
+                status = RunStatus.UNKNOWN  # started, not finished: its log tells how it went
+        elif role is RunRole.INVESTIGATION and _reads_log(tool, body):
+            # `sleep 60; tail -60 server.log`: the output of the run that went on in the background
+            # (or of one started before the session): what it shows is the goal's, not a probe's
+            role, targets = RunRole.GOAL, background
+            if status is RunStatus.PASSED and not (res and res[0] in wins):
+                status = RunStatus.UNKNOWN
+        out.append(Run(seq, res[0] if res else None, role, status, targets, env, cwd, probe, body[:2000]))
+    return out
+
+
+_LOG_READ = re.compile(
+    r"\b(tail|cat|less|head|grep|egrep|rg|awk|sed\s+-n)\b[^|;&]*?[\w./-]*(log|\.out|\.err)\b|journalctl|"
+    r"\b(docker|podman|kubectl)\s+logs\b|\bsupervisorctl\s+tail\b",
+    re.I,
+)
+
+
+def _backgrounded(tool: str | None, text: str) -> bool:
+    if '"run_in_background": true' in text or '"run_in_background":true' in text:
+        return True
+    return bool(re.search(r"\bnohup\b|\bsetsid\b|&\s*(?:$|[;)'\"]|disown|echo|sleep)|\btmux\s+new|\bscreen\s+-d", text))
+
+
+def _reads_log(tool: str | None, text: str) -> bool:
+    name = (tool or "").lower()
+    return name in ("bashoutput", "bash_output", "read_output") or bool(_LOG_READ.search(text))
+
+
+def _status(res: tuple[int, bool | None, int | None] | None, fails: Mapping[int, list[Finding]], wins: set[int]) -> RunStatus:
+    if res is None:
+        return RunStatus.UNKNOWN
+    seq, err, code = res
+    if err or (code is not None and code != 0) or fails.get(seq):
+        return RunStatus.FAILED
+    if err is False or code == 0 or seq in wins:
+        return RunStatus.PASSED
+    return RunStatus.UNKNOWN
