@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 
 QUOTED_OUTPUT_FORMATS = frozenset({"aider"})
+# Categories the linker makes, not the library: a goal run that passed is a success of its own.
+_LINKER_TITLES = {"goal_passed": "The goal ran and passed"}
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,9 @@ class Analysis:
 
     def category_title(self, category: str) -> str:
         cat = self.library.categories.get(category)
-        return cat.title if cat is not None and cat.title else category.replace("_", " ")
+        if cat is not None and cat.title:
+            return cat.title
+        return _LINKER_TITLES.get(category, category.replace("_", " "))
 
     def category_description(self, category: str) -> str:
         cat = self.library.categories.get(category)
@@ -113,10 +117,17 @@ def analyze_transcript(
 
     session = session if session is not None else main_session(t)
     events = t.events.filter(pl.col("session") == session) if session else t.events
+    if session and not events.height and t.events.height:  # a --session the input does not hold
+        from logsleuth.errors import UsageError
+
+        names = sorted(t.events["session"].drop_nulls().unique().to_list())
+        shown = ", ".join(names[:10]) + (f" (+{len(names) - 10} more)" if len(names) > 10 else "")
+        raise UsageError(f"--session {session!r}: no such session in the input", hint=f"one of: {shown}")
     # aider's history keeps no command output: the assistant quoting it is the record of success
     result = classify(events, library, quoted_success=t.report.format in QUOTED_OUTPUT_FORMATS)
     actions = tuple(extract_actions(events))
     graph = link(events, result.findings, actions, session=session)
+    findings, primary = with_root_cause(result.findings, result.primary, graph)
     sentences: tuple[Sentence, ...] = ()
     if with_reasoning:
         from logsleuth.reasoning import extract
@@ -125,14 +136,51 @@ def analyze_transcript(
     return Analysis(
         transcript=t,
         session=session,
-        findings=tuple(result.findings),
-        primary=result.primary,
+        findings=tuple(findings),
+        primary=primary,
         unclassified=tuple(result.unclassified),
         actions=actions,
         graph=graph,
         sentences=sentences,
         library=library,
     )
+
+
+def with_root_cause(
+    findings: Sequence[Finding], primary: Finding | None, graph: CausalGraph
+) -> tuple[list[Finding], Finding | None]:
+    """One root cause: where the linker found the failure the outcome hinges on (a transcript's
+    runs), classify's primary is that failure's first finding, so `classify`, the report and the
+    index name the same one."""
+    import dataclasses
+
+    if not graph.runs or graph.root_cause is None:
+        return list(findings), primary
+    ep = next((e for e in graph.episodes if e.id == graph.root_cause), None)
+    if ep is None:
+        return list(findings), primary
+    chosen = ep.first
+    out = [dataclasses.replace(f, primary=f == chosen) if f.primary or f == chosen else f for f in findings]
+    return out, next((f for f in out if f.primary), None)
+
+
+def root_cause_classification(events: Any, result: Any) -> Any:
+    """`classify`'s result with the linker's root cause as its primary, for a transcript (a
+    plain log has no runs: its primary stays the classifier's)."""
+    import dataclasses
+
+    import polars as pl
+
+    from logsleuth.actions import extract_actions
+    from logsleuth.link import link
+
+    if not events.height or not (events["kind"].cast(pl.Utf8) == "tool_call").any():
+        return result
+    session = main_session(Transcript(events, None))  # type: ignore[arg-type]
+    mine = events.filter(pl.col("session") == session)
+    graph = link(mine, [f for f in result.findings if f.session == session], extract_actions(mine), session=session)
+    findings, primary = with_root_cause(result.findings, result.primary, graph)
+    return dataclasses.replace(result, findings=tuple(findings), primary=primary)
 
 
 def analyze(

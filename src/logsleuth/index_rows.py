@@ -55,6 +55,12 @@ def episode_fixes(graph: CausalGraph) -> dict[str, EpisodeFix]:
     """
     from logsleuth.model import Relation
 
+    if graph.resolutions:  # re-run resolution (a transcript's runs): computed once, in the graph
+        in22 = {ep for c in graph.catch22 for ep in c.episodes}
+        return {
+            ep_id: EpisodeFix(resolved_by=r.fixed_by, held=r.held, attempts=r.attempts, catch22=ep_id in in22)
+            for ep_id, r in graph.resolutions.items()
+        }
     node_of = {id(a): nid for nid, a in graph.node_actions.items()}
     # ties in seq (the flags one launch moved) keep the graph's order, not a set's (which varies
     # from process to process with string hashing)
@@ -130,7 +136,9 @@ def analysis_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]
                 "file_sha256": sha,
             }
         )
-    return rows
+    from logsleuth.render.masking import mask_tree
+
+    return mask_tree(rows)  # a shared index is an output too: what reaches Parquet is masked
 
 
 def findings_frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import enum
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from logsleuth.cli.app import TableOrJson, app, emit
+from logsleuth.cli.app import TableOrJson, app, emit, reader_format_hint
 
 if TYPE_CHECKING:
     from logsleuth.library import PatternLibrary
@@ -44,6 +44,8 @@ def classify(
     patterns: list[str] = typer.Option([], "--patterns", metavar="DIR", help=PATTERNS_HELP),
     builtin: bool = typer.Option(True, "--builtin/--no-builtin", help=BUILTIN_HELP),
     fail_on: FailOn | None = typer.Option(None, "--fail-on", help="Exit 1 when a finding is at or above this."),
+    no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets in the output (default: masked)."),
+    strict: bool = typer.Option(False, "--strict", help="Fail (exit 3) instead of warning when the reader skipped part of the input."),
 ) -> None:
     """Match every event against the pattern library and name the root error."""
     from logsleuth import ingest, jsonout
@@ -51,11 +53,24 @@ def classify(
     from logsleuth.classify import scan_terms
     from logsleuth.model import Severity
 
+    reader_format_hint(format, tuple(TableOrJson))
     lib = load_library_for_cli(patterns, builtin)
     # a plain text log is read as the records a pattern could match (the same findings, and
     # the same report, for a fraction of the work on a big log)
     t = ingest.read_candidates(file, format, *scan_terms(lib))
+    if t.report.format != "text":  # a plain log's candidates are a subset of its records by design
+        from logsleuth.ingest import coverage
+
+        coverage.check(t, strict=strict)
     result = run(t.events, lib)
+    if t.report.format != "text":  # a transcript: the root cause is the linker's (one answer everywhere)
+        from logsleuth.analysis import root_cause_classification
+
+        result = root_cause_classification(t.events, result)
+    if not no_redact:  # the one masking pass of every output (render/masking.py)
+        from logsleuth.render.masking import redact_object
+
+        t, result = redact_object((t, result))[0]
     for w in result.warnings:
         sys.stderr.write(f"logsleuth: warning: {w}\n")
     if output_format is TableOrJson.json:
@@ -63,8 +78,56 @@ def classify(
     else:
         from logsleuth.render.findings import classification_table
 
-        emit(classification_table(t.report, result))
+        show_table(classification_table(t.report, result, width=table_width()) + _legend(result))
     if fail_on is not None:
         floor = Severity(fail_on.value).rank
         if any(f.severity.rank >= floor for f in result.findings):
             raise typer.Exit(1)
+
+
+# severity words and marks coloured on a terminal (the table itself is laid out as plain text)
+_STYLES = (
+    (r"(?<=│ )(fatal|error)\b", "bold red"),
+    (r"(?<=│ )warning\b", "yellow"),
+    (r"(?<=│ )(success|info)\b", "green"),
+    (r"(?m)^primary:.*$", "bold"),
+    (r"(?<=│ )\*[\w.-]+", "bold magenta"),
+)
+
+
+def table_width() -> int:
+    """The terminal's width on a terminal; 160 columns when piped (stable for scripts)."""
+    from logsleuth.cli.app import stdout_is_terminal
+
+    if stdout_is_terminal():
+        import shutil
+
+        return max(80, shutil.get_terminal_size((160, 24)).columns)
+    return 160
+
+
+def show_table(text: str) -> None:
+    """A table on stdout: coloured when `--color`/NO_COLOR/the terminal allow it, plain otherwise."""
+    from logsleuth.cli.app import console, use_color
+
+    if not use_color():
+        emit(text)
+        return
+    from rich.text import Text
+
+    styled = Text(text.rstrip("\n"))
+    for regex, style in _STYLES:
+        styled.highlight_regex(regex, style)
+    console(width=max(len(line) for line in text.splitlines() or [""]) + 1).print(styled)
+
+
+def _legend(result: object) -> str:
+    """What the pattern column's marks mean, when the table uses them."""
+    findings: tuple[Any, ...] = getattr(result, "findings", ())
+    secondary: frozenset[int] = getattr(result, "secondary", frozenset())
+    marks = []
+    if any(f.primary for f in findings):
+        marks.append("*pattern = the primary finding (the root error)")
+    if secondary:
+        marks.append("-pattern = secondary (outranked on the same event by a pattern of its category)")
+    return "; ".join(marks) + "\n" if marks else ""

@@ -20,6 +20,7 @@ from logsleuth.link import action_label
 from logsleuth.model import Action, ActionKind, Episode, Finding, Relation, Sentence
 from logsleuth.render import facts
 from logsleuth.render.describe import describe, edit_diff, mentions
+from logsleuth.render.refs import cite
 from logsleuth.render.rows import EventRow, event_rows
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
@@ -45,10 +46,6 @@ _CONCLUSIONS = (
     "Its diagnosis {cite}: “{text}”",
     "The reasoning that followed {cite} put it this way: “{text}”",
 )
-
-
-def cite(seq: int | None) -> str:
-    return f"[msg {seq}]" if seq is not None else ""
 
 
 class Story:
@@ -201,9 +198,21 @@ class Story:
                     "failed": self._failed_between(occ, nxt_seq),
                     "command": self._decisive_command(attempts),
                     "repeats": len([s for s in ep.occurrences if occ <= s < (attempts[0].seq if attempts else nxt_seq)]),
+                    "fix": self._fix(ep_id),
                 }
             )
         return steps
+
+    def _fix(self, ep_id: str) -> dict[str, Any] | None:
+        """What fixed the episode (the graph's re-run resolution): the changes, where it was seen
+        gone, and whether that held."""
+        res = self.g.resolutions.get(ep_id)
+        if res is None or res.at is None and res.held is None:
+            return None
+        if not res.fixed_by:
+            return {"text": None, "seq": None, "at": res.at, "held": res.held}
+        seq = res.fixed_by[0].seq
+        return {"text": _join([describe(a) for a in res.fixed_by]), "seq": seq, "at": res.at, "held": res.held}
 
     def _recurrence_seq(self, ep: Episode, steps: list[dict[str, Any]]) -> int:
         last = steps[-1]["seq"] if steps else -1
@@ -222,7 +231,8 @@ class Story:
             return f"The first failure came {where} {cite(seq)}:"
         if recurring:
             return f"And the earlier {_lower_first(self.title_of(ep))} was back {cite(seq)}:"
-        if steps and steps[-1]["attempts"]:
+        prev_fix = steps[-1].get("fix") if steps else None
+        if steps and (prev_fix["text"] if prev_fix else steps[-1]["attempts"] and not self.g.resolutions):
             return _LEADS_REVEALED[(i - 1) % len(_LEADS_REVEALED)].format(cite=cite(seq))
         return _LEADS_PLAIN[i % len(_LEADS_PLAIN)].format(cite=cite(seq))
 
@@ -409,6 +419,10 @@ class Story:
 
     def root_cause(self) -> dict[str, Any]:
         g = self.g
+        if g.root_cause is not None and g.root_cause in self.episodes:  # the linker's, as classify and the index
+            ep = self.episodes[g.root_cause]
+            trap = any(len(c.episodes) > 1 and c.episodes[1] == ep.id for c in g.catch22)
+            return {"title": self.title_of(ep), "seq": ep.occurrences[0], "text": ep.first.explanation, "catch22": trap}
         if g.catch22:
             c = g.catch22[0]
             b = self.episodes[c.episodes[1]]
@@ -420,6 +434,9 @@ class Story:
         return {"title": self.title_of(ep), "seq": ep.occurrences[0], "text": ep.first.explanation, "catch22": False}
 
     def _resolved(self, ep_id: str) -> bool:
+        if self.g.resolutions:
+            res = self.g.resolutions.get(ep_id)
+            return res is not None and res.at is not None
         return any(e.target == ep_id and e.relation is Relation.RESOLVED for e in self.g.edges)
 
     def unresolved(self) -> list[dict[str, Any]]:
