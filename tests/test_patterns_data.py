@@ -41,7 +41,8 @@ REQUIRED = (
     "references",
     "examples",
 )
-GROUPS = {"cuda", "build", "runtime", "gpu", "distributed", "packaging", "agent", "progress"}
+GROUPS = {"cuda", "build", "runtime", "gpu", "distributed", "packaging", "agent", "progress", "tooling"}
+ROLES = {"failure", "generic", "attempt_failure", "not_run", "diagnostic", "success", "noise"}
 KINDS = {"text", "reasoning", "tool_call", "tool_result", "log"}
 DEFAULT_KINDS = ("tool_result", "log")
 SNAKE = stdre.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
@@ -194,6 +195,18 @@ def test_categories_file() -> None:
     for c in cats:
         assert SNAKE.match(c["name"]), c["name"]
         assert c["group"] in GROUPS and c["title"] and c["description"]
+        assert c["role"] in ROLES, c["name"]
+
+
+def test_roles_agree_with_severities() -> None:
+    """A success category holds only success patterns, and a failure category none."""
+    roles = {c["name"]: c["role"] for c in load_meta("categories")["categories"]}
+    for p in load_patterns():
+        severity, category = p.data["severity"], p.data["category"]
+        if roles[category] == "success":
+            assert severity == "success", p.id
+        else:
+            assert severity != "success", f"{p.id}: success pattern in {roles[category]} category {category}"
 
 
 def test_every_category_has_a_pattern() -> None:

@@ -26,6 +26,7 @@ from logsleuth.library import regexes
 from logsleuth.library.knowledge import Renderer
 from logsleuth.library.pattern import DEFAULT_KINDS, Pattern, PatternLibrary
 from logsleuth.model import Finding, Severity
+from logsleuth.quoting import is_quoted
 from logsleuth.residue import Unclassified, unclassified_templates
 
 MAX_MATCHES_PER_EVENT = 200  # per pattern: distinct errors beyond this in one event are noise
@@ -98,7 +99,7 @@ def classify(
     if patterns and ev.height:
         pairs = _candidates(ev, patterns, quoted_success)
         pairs = _in_scope(ev, pairs, patterns, quoted_success)
-        matches = _stage2(ev, pairs, patterns, timeout, warnings)
+        matches = _unquoted(ev, _stage2(ev, pairs, patterns, timeout, warnings))
     renderer = library.renderer or Renderer(library.knowledge)
     findings, spans = _findings(ev, matches, patterns, renderer, warnings)
     findings = _unsuppressed(findings, {p.id: p.suppresses for p in patterns if p.suppresses})
@@ -248,6 +249,14 @@ def _stage2(
             continue
         out.extend(_match_polars(exploded, texts, int(pid), p, timeout, warnings))
     return out
+
+
+def _unquoted(ev: pl.DataFrame, matches: list[_Match]) -> list[_Match]:
+    """Drop matches that only quote an error (docs, code, grep hits; see quoting.py)."""
+    if not matches:
+        return matches
+    texts = _RowTexts(ev["text"])
+    return [m for m in matches if not is_quoted(texts[m.row], m.pos, m.end)]
 
 
 def _polars_query(sub: pl.DataFrame, p: Pattern) -> pl.LazyFrame:

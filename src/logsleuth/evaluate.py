@@ -1,7 +1,7 @@
 """Score the classifier on a labelled corpus: JSONL records `{"id", "category", "log"}`.
 
 Each record is classified as a plain log; its predicted category is the primary finding's
-(else the top warning's, else `none`). A record labelled `none` is right when it yields no
+(else the top warning's, else the top success/info finding's, else `none`). A record labelled `none` is right when it yields no
 error finding. Reports per-category precision/recall, overall accuracy and the confusions.
 """
 
@@ -157,6 +157,11 @@ def _predicted(findings: Sequence[Finding]) -> tuple[str, str | None]:
     warns = [f for f in findings if f.severity.value == "warning"]
     if warns:
         top = max(warns, key=lambda f: f.priority)
+        return top.category, top.pattern
+    # no failure at all: a record labelled with a success category (tests passed) is scored on it
+    rest = [f for f in findings if f.severity.value in ("success", "info")]
+    if rest:
+        top = max(rest, key=lambda f: f.priority)
         return top.category, top.pattern
     return NONE, None
 

@@ -18,8 +18,12 @@ UNKNOWN = "?"
 _NUM = re.compile(r"\d+(?:\.\d+)*")
 
 
+MAX_DIGITS = 12  # a version or architecture part is short; a capture of thousands of digits is not one
+
+
 def _version_key(v: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in v.split(".") if x.isdigit())
+    # bounded: int() refuses strings past 4300 digits, and a longer part is no version anyway
+    return tuple(int(x[:MAX_DIGITS]) for x in v.split(".") if x.isdigit())
 
 
 def _norm_version(value: Any) -> str:
@@ -46,7 +50,7 @@ def _norm_sm(value: Any) -> str:
     s = str(value or "").strip().lower()
     m = re.search(r"(\d+)\.(\d+)", s)
     if m:
-        return f"{int(m.group(1))}{m.group(2)}"
+        return f"{int(m.group(1)[:MAX_DIGITS])}{m.group(2)[:MAX_DIGITS]}"
     m = re.search(r"(\d+)", s)
     return m.group(1) if m else ""
 

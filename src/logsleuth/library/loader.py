@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from logsleuth.errors import Location, UsageError
 from logsleuth.library import regexes
 from logsleuth.library.knowledge import Renderer
-from logsleuth.library.pattern import Category, Knowledge, Pattern, PatternLibrary, Problem
+from logsleuth.library.pattern import ROLES, Category, Knowledge, Pattern, PatternLibrary, Problem
 from logsleuth.library.schema import validate
 
 if TYPE_CHECKING:
@@ -144,9 +144,19 @@ def _load_meta(root: Root, meta: _Meta, problems: list[Problem]) -> None:
                     if not isinstance(row, Mapping) or not isinstance(row.get("name"), str):
                         problems.append(Problem(display, lines.get(("categories", i), 1), "category needs a `name`"))
                         continue
+                    role = row.get("role")
+                    if role not in ROLES:
+                        # missing: a warning (older user libraries); wrong: an error
+                        problems.append(Problem(
+                            display, lines.get(("categories", i, "role"), lines.get(("categories", i), 1)),
+                            f"category {row['name']!r}: " + (f"role {role!r} is not one of {', '.join(ROLES)}"
+                                                             if role is not None else
+                                                             f"no `role` (one of {', '.join(ROLES)})"),
+                            "error" if role is not None else "warning"))
+                        role = ""
                     meta.categories[row["name"]] = Category(
                         row["name"], str(row.get("title") or ""), str(row.get("group") or ""),
-                        str(row.get("description") or "").strip(),
+                        str(row.get("description") or "").strip(), role,
                     )
     for table in KNOWLEDGE_TABLES:
         path = folder / f"{table}.yaml"

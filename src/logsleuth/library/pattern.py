@@ -122,12 +122,26 @@ class Problem:
         return f"{self.path}:{self.line}: {prefix}{self.message}"
 
 
+# What a category's findings mean for a session's story (categories.yaml `role`): the linker
+# reads it instead of hard-coding sets of category names.
+ROLES = (
+    "failure",  # a specific failure with a known cause
+    "generic",  # says only that something failed (bare traceback, non-zero exit): the cause is elsewhere
+    "attempt_failure",  # an install/build attempt's own failure: the step failed, the goal may not have
+    "not_run",  # the tool call never ran (rejected, cancelled, refused by the tool)
+    "diagnostic",  # a hint or a warning about the environment, not a failure by itself
+    "success",  # something finished well (tests passed, build finished, server ready)
+    "noise",  # routine output that looks like a failure and is not one (grep exit 1)
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Category:
     name: str
     title: str = ""
     group: str = ""
     description: str = ""
+    role: str = ""  # one of ROLES; "" only in a library whose categories.yaml predates roles
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,58 @@
+"""Is a match error *output*, or error text that is only quoted?
+
+Documentation prose quotes errors in inline code (`RTX 3090 ... is not compatible`), source code
+defines error strings (raise RuntimeError("CUDA error: ...")) and `grep` prints both with a
+`path:line:` prefix. None of these is a failure that happened. Judged on the match's own line,
+so a pasted error (a line that is only the error, even in backticks) still counts.
+"""
+
+from __future__ import annotations
+
+import re
+
+# `path/file.ext:12:` or `file.ext-12-` (grep -n / rg -n, context lines), not `file.c:12:5: error:`
+_GREP = re.compile(
+    r"^\S*?[\w.-]+\.(?:py|pyi|pyx|c|cc|cpp|cxx|cu|cuh|h|hh|hpp|rs|go|js|jsx|ts|tsx|mjs|java|kt|rb|ex|exs|"
+    r"md|rst|txt|ya?ml|json|toml|cfg|ini|sh|cmake|j2|html)[:-]\d+[:-](?!\d+:)(?!\s*(?:fatal error|error|warning|note)\b)"
+)
+# a statement that builds an error string: raise/throw/return, assignment, a logging/format call,
+# a C macro, a JSON/dict key
+_CODE = re.compile(
+    r"""^\s*(?:[-+]\s*)?(?:raise\b|throw\b|return\b|assert\b|yield\b|\#\s*define\b|"""
+    r"""(?:const\s+|let\s+|var\s+|static\s+|final\s+)?[\w.\[\]]+\s*\+?=\s*(?:[frbu]{0,2}["']|[\w.]+\()|"""
+    r"""[\w.]*(?:print|printf|fprintf|format|warn|warning|error|panic!|log\w*|TORCH_CHECK|AT_ERROR|"""
+    r"""TORCH_WARN|C10_THROW_ERROR|RuntimeError|ValueError|Exception)\s*\(|"""
+    r"""["'][^"']*["']\s*:)"""
+)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+PROSE_WORDS = 4  # words outside inline code that make a line prose rather than a pasted error
+
+
+def _line_of(text: str, pos: int, end: int) -> tuple[str, int, int]:
+    start = text.rfind("\n", 0, pos) + 1
+    stop = text.find("\n", pos)
+    stop = len(text) if stop < 0 else stop
+    return text[start:stop], pos - start, min(end, stop) - start
+
+
+def in_prose_code_span(line: str, pos: int, end: int) -> bool:
+    """The match sits inside `inline code` on a line that is mostly prose."""
+    if line.count("`", 0, pos) % 2 == 0 or "`" not in line[end:]:
+        return False
+    outside = re.sub(r"`[^`]*`", " ", line)
+    return len(_WORD.findall(outside)) >= PROSE_WORDS
+
+
+def in_string_literal(line: str, pos: int) -> bool:
+    """The match is inside a quoted string of a line that is code building an error message."""
+    before = line[:pos]
+    opened = any(before.count(q) % 2 == 1 for q in ('"', "'"))
+    return opened and bool(_CODE.match(line))
+
+
+def is_quoted(text: str, pos: int, end: int) -> bool:
+    """True when the match at text[pos:end] is quoted (docs, code, grep hits), not emitted."""
+    line, lpos, lend = _line_of(text, pos, end)
+    if _GREP.match(line) and lpos > 0:
+        return True
+    return in_prose_code_span(line, lpos, lend) or in_string_literal(line, lpos)
