@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,11 @@ from pathlib import Path
 def default_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "logsleuth"
+
+
+def default_origin() -> str:
+    """Who indexed an input unless `index --origin` names someone: this machine's host name."""
+    return socket.gethostname() or "localhost"
 
 
 def auto_roots() -> list[str]:
@@ -28,6 +34,10 @@ def auto_roots() -> list[str]:
         data / "opencode" / "storage",
         data / "opencode" / "opencode.db",
     ]
+    if candidates[3].exists():
+        # opencode 1.2+ migrates storage/ into opencode.db and leaves the folder behind: indexing
+        # both would count every migrated session twice, and the database holds them all
+        candidates.remove(candidates[2])
     roots = [str(p) for p in candidates if p.exists()]
     roots += sorted(str(p) for p in (home / ".gemini" / "tmp").glob("*/chats") if p.is_dir())
     return roots

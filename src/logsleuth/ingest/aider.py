@@ -89,10 +89,10 @@ class _Reader:
         if line.startswith("# aider chat started at "):
             self._flush()
             self._header(n, line)
-        elif line.startswith("####"):
+        elif line.startswith("####") and not self._in_reply_fence():
             self._add("user", n, line[5:] if line.startswith("#### ") else line[4:])
         elif (line == ">" or line.startswith("> ") or line.startswith(">\t") or _only_gt(line)) and not (
-            self.in_fence and self.block is not None and self.block.kind == "assistant"
+            self._in_reply_fence()
         ):
             self._add("tool", n, line[2:] if len(line) > 1 else "")
         elif not line.strip():
@@ -107,6 +107,10 @@ class _Reader:
             self._add("assistant", n, line)
             if line.lstrip().startswith(("```", "~~~")):
                 self.in_fence = not self.in_fence
+
+    def _in_reply_fence(self) -> bool:
+        """Inside a fenced block of the model's reply (an edit block): `####` and `>` are file text."""
+        return self.in_fence and self.block is not None and self.block.kind == "assistant"
 
     def _add(self, kind: str, n: int, text: str) -> None:
         if self.block is None or self.block.kind != kind:

@@ -14,6 +14,8 @@ READER_MODULES = (
     "logsleuth.ingest.codex",
     "logsleuth.ingest.opencode",
     "logsleuth.ingest.gemini",
+    "logsleuth.ingest.gemini_stream",
+    "logsleuth.ingest.swe_agent",
     "logsleuth.ingest.openai_messages",
     "logsleuth.ingest.aider",
     "logsleuth.ingest.plaintext",

@@ -12,6 +12,7 @@ parts are `{type: text|input_text|output_text, text}` (images and other media ar
 from __future__ import annotations
 
 import io
+import re
 import shlex
 from typing import Any
 
@@ -42,6 +43,7 @@ SHELL_TOOLS = frozenset(
 _TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 _REASONING_PARTS = frozenset({"reasoning", "thinking"})
 _SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "id")
+_LEADING_EXIT = re.compile(r"\s*Exit code (-?\d{1,9})\b")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,6 +178,9 @@ def emit_message(
         return f"tool_calls has the wrong type ({type(calls).__name__})"
     ts = msg.get("timestamp") or msg.get("created_at") or msg.get("created")
     before = len(sink)
+    if isinstance(content, dict) and content.get("type") in ("tool_use", "tool_result"):
+        _emit_block(sink, content, line, ts, session, names)  # a mirrored session: one block per message
+        return len(sink) - before
     text, thinking = content_text(content)
     if role in ("system", "developer"):
         if text:
@@ -217,6 +222,25 @@ def _emit_call(
         names[call_id] = name
     sink.add(line=line, role=Role.ASSISTANT, kind=Kind.TOOL_CALL, tool=name, call_id=call_id,
              text=call_text(name, fn.get("arguments")), ts=ts, session=session)
+
+
+def _emit_block(
+    sink: EventSink, block: dict[str, Any], line: int, ts: Any, session: str | None, names: dict[str, str]
+) -> None:
+    """`{"type": "tool_use", id, name, input}` or `{"type": "tool_result", tool_use_id, content, is_error}`."""
+    if block["type"] == "tool_use":
+        _emit_call(sink, {"id": block.get("id"), "function": {"name": block.get("name"),
+                                                              "arguments": block.get("input")}},
+                   line, ts, session, names)
+        return
+    call_id = str_or(block.get("tool_use_id")) or str_or(block.get("toolUseId"))
+    text, _ = content_text(block.get("content"))
+    lead = _LEADING_EXIT.match(text)  # Claude Code's Bash output starts "Exit code N"
+    code = int(lead.group(1)) if lead else exit_code_in(text)
+    flag = block.get("is_error", block.get("isError"))
+    is_error = flag if isinstance(flag, bool) else (True if code else None)
+    sink.add(line=line, role=Role.TOOL, kind=Kind.TOOL_RESULT, tool=names.get(call_id or ""), call_id=call_id,
+             text=text, ts=ts, is_error=is_error, exit_code=code, session=session)
 
 
 def call_text(name: str, arguments: Any) -> str:

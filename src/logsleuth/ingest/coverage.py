@@ -1,0 +1,144 @@
+"""What a report could not read, said out loud: one warning line on stderr (or exit 3 with
+`--strict`) and sentences for the postmortem's introduction.
+
+A transcript is under-read when more than `SKIP_SHARE` of its lines were skipped, or when it has
+assistant turns but not one tool call (the shape of a format read by the wrong reader). The
+warning names the path, the counts, the most common reason and the `--format` that may read it
+better (another reader whose sniff accepts the file).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from logsleuth.errors import InputError, Location
+from logsleuth.model import IngestReport, Transcript
+
+SKIP_SHARE = 0.01
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of one input a reader used, and what it dropped."""
+
+    source: str
+    format: str
+    lines: int
+    skipped: int
+    assistant_turns: int
+    tool_calls: int
+    reason: str  # the most common skip reason ("" when none)
+    suggestion: str | None  # a --format that may read the file better
+
+    @property
+    def under_read(self) -> bool:
+        return self.skipped > self.lines * SKIP_SHARE or (self.assistant_turns > 0 and self.tool_calls == 0)
+
+    def warning(self) -> str:
+        if self.skipped > self.lines * SKIP_SHARE:
+            what = f"{self.skipped} of {self.lines} lines skipped as {self.format} (most often: {self.reason})"
+        else:
+            what = f"{self.assistant_turns} assistant turns but no tool call read as {self.format}"
+        hint = f"; try --format {self.suggestion}" if self.suggestion else ""
+        return f"{self.source}: {what}{hint}"
+
+    def sentence(self) -> str:
+        if self.skipped > self.lines * SKIP_SHARE:
+            pct = 100 * self.skipped / max(self.lines, 1)
+            return (f"Part of the record could not be read: {self.skipped} of its {self.lines} lines ({pct:.0f} %) "
+                    f"were skipped (most often: {self.reason}), so this account may miss what happened there.")
+        return (f"The reader found {self.assistant_turns} assistant turns but not one tool call, so the commands "
+                "of this session, if any, are missing from this account.")
+
+
+def measure(report: IngestReport, events: Any) -> Coverage:
+    """The coverage of one input (a polars event table and its report)."""
+    import polars as pl
+
+    reasons = Counter(_reason_key(s.reason) for s in report.skipped)
+    role, kind = pl.col("role").cast(pl.Utf8), pl.col("kind").cast(pl.Utf8)
+    assistant = events.filter((role == "assistant") & (kind == "text")).height if events.height else 0
+    calls = events.filter(kind == "tool_call").height if events.height else 0
+    return Coverage(
+        source=report.source,
+        format=report.format,
+        lines=report.lines,
+        skipped=len(report.skipped),
+        assistant_turns=assistant,
+        tool_calls=calls,
+        reason=reasons.most_common(1)[0][0] if reasons else "",
+        suggestion=None,
+    )
+
+
+def _reason_key(reason: str) -> str:
+    # "malformed JSON (unexpected character)" and "unknown role 'x'" group by their stem
+    return reason.split(" (")[0].split(": ")[0][:80]
+
+
+def under_read(t: Transcript) -> list[Coverage]:
+    """Every input of `t` (a folder's files one by one) that was under-read, with a format hint."""
+    import dataclasses
+
+    return [dataclasses.replace(c, suggestion=suggest_format(c.source, c.format)) for c in under_read_quiet(t)]
+
+
+def suggest_format(path: str, current: str) -> str | None:
+    """Another reader (not plain text) whose sniff accepts the file, if any."""
+    from logsleuth.ingest.base import make_probe
+    from logsleuth.ingest.detect import readers, sniff_safely
+
+    if path == "-":
+        return None
+    try:
+        probe = make_probe(path)
+    except InputError:
+        return None
+    for spec in readers():
+        if spec.name not in (current, "text") and sniff_safely(spec, probe):
+            return str(spec.name)
+    return None
+
+
+def check(t: Transcript, *, strict: bool = False) -> None:
+    """Print one warning line per under-read input; with `strict`, fail with exit 3 instead."""
+    found = under_read(t)
+    if not found:
+        return
+    if strict:
+        first = found[0]
+        raise InputError(first.warning().split(": ", 1)[1], Location(first.source),
+                         "read it with the suggested --format, or drop --strict")
+    for cov in found:
+        sys.stderr.write(f"logsleuth: warning: {cov.warning()}\n")
+
+
+def intro_notes(t: Transcript, session: str) -> list[str]:
+    """Sentences for a postmortem's introduction: what was not read, and the other sessions."""
+    notes = [c.sentence() for c in under_read_quiet(t)]
+    if t.events.height:
+        sessions = t.events.get_column("session").unique(maintain_order=True).to_list()
+        others = [s for s in sessions if s != session]
+        if others and session:
+            shown = ", ".join(f"`{s}`" for s in others[:8]) + (f" and {len(others) - 8} more" if len(others) > 8 else "")
+            n = len(sessions)
+            notes.append(f"The file holds {n} sessions; this report covers `{session}` "
+                         f"(pick another with --session): {shown}.")
+    return notes
+
+
+def under_read_quiet(t: Transcript) -> list[Coverage]:
+    """`under_read` without the format hint (no file is probed again): for the report's text."""
+    import polars as pl
+
+    parts = t.report.parts or (t.report,)
+    out = []
+    for rep in parts:
+        events = t.events.filter(pl.col("source") == rep.source) if t.report.parts else t.events
+        cov = measure(rep, events)
+        if cov.under_read:
+            out.append(cov)
+    return out
