@@ -65,7 +65,9 @@ def exit_code_for(exc: BaseException) -> ExitCode:
     """The one mapping from exceptions to process exit codes."""
     if isinstance(exc, LogsleuthError):
         return exc.exit_code
-    if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError, UnicodeDecodeError)):
+    # a path in the way (a file where a folder is needed, or the reverse) is the input's problem too
+    if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError, FileExistsError,
+                        UnicodeDecodeError)):
         return ExitCode.INPUT
     if isinstance(exc, KeyboardInterrupt):
         return ExitCode.INTERNAL

@@ -45,8 +45,13 @@ class Outcome:
 
 
 def default_jobs() -> int:
-    if os.environ.get(JOBS_ENV):
-        return max(1, int(os.environ[JOBS_ENV]))
+    raw = os.environ.get(JOBS_ENV, "").strip()
+    if raw:
+        if not raw.isdigit():  # a typo must say so, not crash (int('two'))
+            from logsleuth.errors import UsageError
+
+            raise UsageError(f"{JOBS_ENV}={raw!r} is not a number of workers", hint=f"set it to 1-{MAX_JOBS * 4} or unset it")
+        return max(1, int(raw[:6]))
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cores, MAX_JOBS))
 

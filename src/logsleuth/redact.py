@@ -23,7 +23,8 @@ import regex
 # A token must not be the tail of a longer word: `_ZN3hf_…` is a C++ symbol, not a Hugging Face token.
 # Boundaries also refuse `]` on the left and `[` on the right: a placeholder counts as a word, so a
 # neighbour of a masked secret is judged the same way in a second pass (idempotence).
-_L = r"(?<![A-Za-z0-9_\-\]])"
+# `-` may glue a token to a prefix (`upload-ghp_…`): it does not end a token on the left
+_L = r"(?<![A-Za-z0-9_\]])"
 _R = r"(?![A-Za-z0-9_\-\[])"
 _NOT_DONE = r"(?!\[REDACTED|\[user\])"  # values already masked stay as they are (idempotence)
 _Q = r"""\\?["']?"""  # an optional quote, possibly JSON-escaped
@@ -36,6 +37,7 @@ class _Rule:
     gate: tuple[str, ...] = ()  # run only when one of these substrings occurs (empty: always)
     gate_lower: bool = False  # compare the gate against the lower-cased text
     generic: bool = False  # a context rule: its value may be a known token (report that kind) or code
+    strong: bool = False  # the value must look like a credential (a word alone is prose: `token: '}'`)
     back: str | None = None  # extends the match to the left: a regex anchored at `$` on the text before it
     flags: int = 0
 
@@ -51,6 +53,15 @@ _TOKENS: list[_Rule] = [
     _Rule("google_api_key", rf"{_L}AIza[0-9A-Za-z_\-]{{35}}{_R}"),
     _Rule("stripe_key", rf"{_L}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{{16,}}{_R}", gate=("_live_", "_test_")),
     _Rule("npm_token", rf"{_L}npm_[A-Za-z0-9]{{36}}{_R}"),
+    _Rule("pypi_token", rf"{_L}pypi-AgE[A-Za-z0-9_\-]{{16,}}{_R}", gate=("pypi-",)),
+    _Rule("gitlab_token", rf"{_L}gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_\-]{{20,}}{_R}", gate=("gl",)),
+    # a token cut short by a renderer's ellipsis is too short for its own rule, still a secret
+    _Rule(
+        "truncated_token",
+        rf"{_L}(?:sk-ant-|sk-|gh[pousr]_|github_pat_|hf_|xox[abprse]-|AKIA|ASIA|AIza|glpat-|pypi-AgE|npm_|eyJ)"
+        r"(?=[A-Za-z_\-.+/=]{0,60}\d)[A-Za-z0-9_\-.+/=]{6,}(?=…|\.\.\.)",
+        gate=("…", "..."),
+    ),
     _Rule("jwt", rf"{_L}eyJ[A-Za-z0-9_\-]{{8,}}\.eyJ[A-Za-z0-9_\-]{{8,}}\.[A-Za-z0-9_\-]*{_R}"),
 ]
 
@@ -83,7 +94,7 @@ _CONTEXT: list[_Rule] = [
     _Rule("slack_webhook", r"https://hooks\.slack\.com/services/(?P<s>(?!\[REDACTED)[A-Za-z0-9/_\-]+)"),
     _Rule(
         "aws_secret_key",
-        rf"aws_secret(?:_access)?_key{_Q}\s*[:=]\s*{_Q}\s*(?P<s>{_NOT_DONE}[A-Za-z0-9/+]{{40}})(?![A-Za-z0-9/+])",
+        rf"aws_secret(?:_access)?_key{_Q}\s*(?:[:=]|\s)\s*{_Q}\s*(?P<s>{_NOT_DONE}[A-Za-z0-9/+]{{16,40}})(?![A-Za-z0-9/+])",
         gate=("aws_secret",), gate_lower=True, flags=regex.IGNORECASE,
     ),
     _Rule("npm_token", rf"_authToken\s*=\s*{_Q}(?P<s>{_NOT_DONE}[^\s'\"\\]+)"),
@@ -98,7 +109,46 @@ _CONTEXT: list[_Rule] = [
         rf"(?<=\b[A-Za-z][A-Za-z0-9+.\-]{{0,30}})://[^\s:/@'\"<>\[\]]*:(?P<s>{_NOT_DONE}[^\s@/'\"<>]+)@(?=[A-Za-z0-9\[])",
         gate=("@",), generic=True,
     ),
-    _Rule("password", rf"(?<![\w\-])--password(?:=|\s+)(?!-){_Q}(?P<s>{_NOT_DONE}[^\s'\"\\]+)", generic=True),
+    _Rule(
+        "password", rf"(?<![\w\-])--pass(?:word|wd|phrase)?(?:=|\s+)(?!-){_Q}(?P<s>{_NOT_DONE}[^\s'\"\\]+)",
+        gate=("--pass",), generic=True,
+    ),
+    # `curl -u user:PASS` / `--user user:PASS`: the password after the colon
+    _Rule(
+        "password",
+        rf"(?<=\bcurl\b[^\n|;&]*\s)(?:-u|--user)(?:=|\s*){_Q}[^\s:'\"]*:(?P<s>{_NOT_DONE}[^\s'\"\\]+)",
+        gate=("curl",), generic=True,
+    ),
+    # registry logins and uploads: `docker login -p X`, `twine upload -p pypi-…`
+    _Rule(
+        "password",
+        r"(?<=\b(?:docker|podman|buildah|skopeo|helm|twine|nerdctl)\b[^\n|;&]*\s)-p(?:=|\s+)"
+        rf"{_Q}(?P<s>{_NOT_DONE}[^\s'\"\\|;&]+)",
+        gate=("-p",), generic=True,
+    ),
+    # .netrc: `machine H login U password P`, or `password P` alone on its line
+    _Rule(
+        "password",
+        rf"(?:\bmachine\s+\S+\s+(?:login\s+\S+\s+)?|^[ \t]*)password[ \t]+(?P<s>{_NOT_DONE}[^\s'\"\\]+)"
+        r"(?=[ \t]*(?:$|(?:machine|login|account|macdef)\b))",
+        gate=("password",), generic=True, flags=regex.MULTILINE,
+    ),
+    # signed or tokenised URLs: `?token=X`, `&sig=X`, `?X-Amz-Signature=X`
+    _Rule(
+        "url_secret",
+        r"[?&](?:(?:access_|auth_|api_|id_)?token|sig|signature|x-amz-signature|x-amz-credential|x-goog-signature"
+        rf"|api[_\-]?key|apikey|key|secret|password|passwd|pwd|auth)=(?P<s>{_NOT_DONE}[^&\s'\"#<>\\]+)",
+        gate=("=",), generic=True, flags=regex.IGNORECASE,
+    ),
+    _Rule(
+        "cookie", rf"\b(?:set-)?cookie{_Q}\s*:\s*{_Q}(?P<s>{_NOT_DONE}[^\r\n'\"\\]+)",
+        gate=("cookie",), gate_lower=True, flags=regex.IGNORECASE,
+    ),
+    # YAML, config files, keyword arguments: `token: X`, `hf_token = 'X'` (values that look like credentials)
+    _Rule(
+        "secret", rf"(?<![A-Za-z0-9.\-])(?:[a-z0-9]+_)*token(?![A-Za-z0-9_]){_SEP_LOWER}{_VALUE}",
+        gate=("token",), gate_lower=True, generic=True, strong=True, flags=regex.IGNORECASE,
+    ),
     # secret-named command-line flags: `vllm serve --api-key X`, `--hf-token=X`, `--client-secret X`
     _Rule(
         "secret",
@@ -173,10 +223,20 @@ _HOSTS: list[_Rule] = [
 
 # Values that are references or code, not secrets: `$HF_TOKEN`, `${X}`, `os.environ[…]`, `true`.
 _NOT_SECRET = regex.compile(
-    r"(?:\$.*|%.*%|<.*>|\*+|true|false|none|null|nil|yes|no|\d{1,6}"
+    r"(?:\$.*|%.*%|<.*>|[{\[(].*|[*xX•.…_\-]{3,}|true|false|none|null|nil|yes|no|\d{1,6}"
+    # type annotations (`password: str`) and placeholders (`your_token_here`, `changeme`)
+    r"|(?:str|bytes|int|bool|float|string|object|any|optional|union|secretstr|list|dict)(?![A-Za-z0-9_]).*"
+    r"|(?:your|my|the)[_\-].*|.*[_\-]here|changeme|redacted|placeholder|secret|password|passwd|token"
     r"|(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*(?:[(\[].*)?|[A-Za-z_]\w*[(\[].*)",
     regex.IGNORECASE,
 )
+
+
+def _credential_like(value: str) -> bool:
+    """Long, or mixing letters and digits: a credential rather than a word of prose or code."""
+    if len(value) >= 24:
+        return True
+    return len(value) >= 8 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
 def _label(kind: str) -> str:
@@ -225,6 +285,7 @@ def _token_kind(value: str) -> str | None:
     return None
 
 
+_PEM_LINES = regex.compile(r"\n|\\n|\\r\\n|\r\n")
 MIN_KNOWN = 6  # shorter masked values are not remembered (they would hit ordinary words)
 
 
@@ -263,6 +324,11 @@ class Redactor:
         if text and text not in self._cache:
             self._cache[text] = self._apply_rules(text)
 
+    def remember(self, value: str, kind: str) -> None:
+        """Mask `value` wherever it appears from now on (a secret whose context is elsewhere)."""
+        if _memorable(value):
+            self._known.setdefault(value, kind)
+
     def redact(self, text: str) -> str:
         if not text:
             return text
@@ -289,6 +355,10 @@ class Redactor:
             value = text[start:end]
             if _memorable(value):
                 self._known.setdefault(value, kind)
+            if kind == "private_key":  # its lines may show up alone (a command split on newlines)
+                for line in _PEM_LINES.split(value):
+                    if not line.startswith("-----"):
+                        self.remember(line.strip(), kind)
             out.append(text[pos:start])
             out.append(_placeholder(kind))
             kinds.append(kind)
@@ -352,7 +422,7 @@ class Redactor:
             token = _token_kind(value)
             if token is not None:
                 kind = token
-            elif _NOT_SECRET.fullmatch(value):
+            elif _NOT_SECRET.fullmatch(value) or (rule.strong and not _credential_like(value)):
                 return None
         return (s_start, idx, s_end, kind)
 

@@ -7,7 +7,7 @@ so an events table of 100 MB sends only its few candidate rows through the Pytho
 The superset is derived, not hand-kept: negative look-arounds and look-aheads are dropped (an
 assertion dropped only widens), a positive look-behind becomes plain text before the match (a
 text holds the match iff it holds the look-behind's text right before it), named groups lose
-their names, `\\b` is dropped, and `\\w`/`\\d` outside a negated class become `\\S` (the `regex`
+their names, `\\b`, `^` and `$` are dropped, and `\\w`/`\\d` outside a negated class become `\\S` (the `regex`
 module knows a newer Unicode than Rust; both agree on `\\s`, measured over every code point).
 Case-insensitive rules add the characters whose case folding reaches ASCII (`K` Kelvin sign,
 `ſ`): a text holding one is always a candidate.
@@ -83,6 +83,8 @@ def superset(pattern: str) -> str:
             i = j
         elif pattern.startswith(("(?=", "(?!", "(?<!"), i):
             i = _group_end(pattern, i)
+        elif c in "^$":  # an anchor (multi-line in some rules) asserts; dropped, it only widens
+            i += 1
         elif pattern.startswith("(?P<", i):
             out.append("(?:")
             i = pattern.index(">", i) + 1

@@ -364,13 +364,14 @@ def version_key(v: str) -> tuple[tuple[int, ...], int, int]:
     m = re.match(r"(\d+(?:\.\d+)*)(.*)", v)
     if not m:
         return ((), 0, 0)
-    release = tuple(int(x) for x in m.group(1).split("."))
+    # bounded: int() refuses strings past 4300 digits, and a longer part is no version anyway
+    release = tuple(int(x[:18]) for x in m.group(1).split("."))
     release = release + (0,) * (6 - len(release)) if len(release) < 6 else release
     rest = m.group(2)
     tag = re.match(r"[.\-_]?(dev|a|alpha|b|beta|rc|c|pre|post|p|-)?(\d*)", rest)
     rank = {"dev": -4, "a": -3, "alpha": -3, "b": -2, "beta": -2, "rc": -1, "c": -1, "pre": -1, "post": 1, "p": 1}
     label = tag.group(1) if tag else None
-    num = int(tag.group(2)) if tag and tag.group(2) else 0
+    num = int(tag.group(2)[:18]) if tag and tag.group(2) else 0
     return (release, rank.get(label or "", 1 if rest.startswith("-") else 0), num)
 
 

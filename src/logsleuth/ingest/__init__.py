@@ -110,6 +110,8 @@ def discover(root: str) -> list[str]:
         dirnames[:] = [d for d in dirnames if d not in claimed and d != "subagents"]
         for name in sorted(filenames):
             child = os.path.join(dirpath, name)
+            if not os.path.isfile(child):  # a FIFO (opening it blocks), a socket, a device: not a log
+                continue
             try:
                 p = make_probe(child)
                 _reject_unreadable(p)

@@ -6,7 +6,6 @@ import gzip
 import io
 import os
 import re
-import tempfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -63,14 +62,19 @@ class Probe:
         else:
             assert self.path is not None
             raw = open(self.path, "rb")  # noqa: SIM115 - returned to caller
-        if self.compression == "gzip":
-            return gzip.GzipFile(fileobj=raw)  # type: ignore[return-value]
-        if self.compression == "zstd":
-            import zstandard
+        if self.compression is None:
+            return raw
+        from logsleuth.ingest.bounds import bounded
 
-            # BufferedReader gives the zstd stream line iteration, which readers rely on
-            return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True))
-        return raw
+        size = self.spool.seek(0, 2) if self.spool is not None else (self.path.stat().st_size if self.path else None)
+        if self.spool is not None:
+            self.spool.seek(0)
+        if self.compression == "gzip":
+            return bounded(gzip.GzipFile(fileobj=raw), self.display, size)  # a bomb stops at the bound
+        import zstandard
+
+        # buffered: readers iterate lines
+        return bounded(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True), self.display, size)
 
 
 class _NoClose(io.BufferedIOBase):
@@ -97,10 +101,9 @@ def make_probe(arg: str) -> Probe:
     if arg == "-":
         import sys
 
-        spool = tempfile.SpooledTemporaryFile(max_size=64 * 1024 * 1024)  # noqa: SIM115
-        while chunk := sys.stdin.buffer.read(1 << 20):
-            spool.write(chunk)
-        spool.seek(0)
+        from logsleuth.ingest.bounds import spool_stream
+
+        spool = spool_stream(sys.stdin.buffer, "-")  # read once, bounded (an endless stdin is refused)
         first = spool.read(4)
         spool.seek(0)
         comp = _compression_of(first)
@@ -119,6 +122,8 @@ def make_probe(arg: str) -> Probe:
         if not os.access(path, os.R_OK | os.X_OK):
             raise InputError("permission denied", Location(arg))
         return Probe(display=arg, path=path, is_dir=True, head=b"")
+    if not path.is_file():  # a FIFO, a device, a socket: read once (opening twice would block), bounded
+        return _stream_probe(arg, path)
     try:
         with open(path, "rb") as f:
             first = f.read(4)
@@ -127,6 +132,19 @@ def make_probe(arg: str) -> Probe:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", Location(arg)) from exc
     return _with_head(Probe(display=arg, path=path, is_dir=False, head=b"", compression=_compression_of(first)))
+
+
+def _stream_probe(arg: str, path: Path) -> Probe:
+    from logsleuth.ingest.bounds import spool_stream
+
+    try:
+        with open(path, "rb") as f:
+            spool = spool_stream(f, arg)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", Location(arg)) from exc
+    first = spool.read(4)
+    spool.seek(0)
+    return _with_head(Probe(display=arg, path=path, is_dir=False, head=b"", compression=_compression_of(first), spool=spool))
 
 
 def _compression_of(first: bytes) -> str | None:

@@ -50,7 +50,7 @@ from logsleuth.model import IngestReport, Kind, Role, Transcript
 
 FORMAT = "claude-code"
 _SHELL_TOOLS = frozenset({"Bash", "bash", "PowerShell"})  # their `input.command` is the command line
-_EXIT_RE = re.compile(r"(?:Error: )?Exit code (-?\d+)\b")
+_EXIT_RE = re.compile(r"(?:Error: )?Exit code (-?\d{1,20})\b")  # bounded: a longer number is no exit code
 _SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst")
 
 Event = dict[str, Any]

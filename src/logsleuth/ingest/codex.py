@@ -47,7 +47,7 @@ _SHELL_TOOLS = frozenset({"shell", "container.exec", "exec_command", "local_shel
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "pwsh", "powershell", "powershell.exe"})
 # user-role messages the harness writes (environment, AGENTS.md), not the person typing
 _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>")
-_EXIT_RE = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d+)\s*$")
+_EXIT_RE = re.compile(r"^(?:Exit code:|Process exited with code)\s*(-?\d{1,20})\s*$")  # bounded: int() of 4300+ digits raises
 _HEADER_RE = re.compile(
     r"^(?:Chunk ID|Wall time|Exit code|Process exited with code|Process running with session ID"
     r"|Original token count|Total output lines|Command)\b"

@@ -22,7 +22,7 @@ from logsleuth.model import Transcript
 MAX_RECORD_BYTES = 16 * 1024 * 1024  # a JSONL record larger than this is skipped as a runaway line
 _WS = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
-_EXIT_CODE = re.compile(r"^\s*(?:Exit Code|Exit code|exit code|exit_code|Exit status)\s*[:=]\s*(-?\d+)\b", re.M)
+_EXIT_CODE = re.compile(r"^\s*(?:Exit Code|Exit code|exit code|exit_code|Exit status)\s*[:=]\s*(-?\d{1,20})\b", re.M)
 
 
 # ---------------------------------------------------------------------------------------------

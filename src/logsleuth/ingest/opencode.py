@@ -21,7 +21,8 @@ What the ingest report counts (`lines == used + ignored + skipped`):
 - opencode-run: JSONL lines; `line` = the 1-based line.
 - opencode-export: records = the session header, each message and each part. `line` = the 1-based
   file line of the message's/part's `"id"` (opencode writes the export pretty-printed); for a
-  single-line (minified) export, the 1-based record index in document order. A truncated or
+  single-line (minified) export, the 1-based record index in document order, clamped to the
+  file's last line (a location is always a line of the input). A truncated or
   malformed document keeps every message before the damage and counts the rest as one skipped
   record. Invalid UTF-8 is replaced (U+FFFD), not skipped: the document is one JSON text.
 - opencode-storage / opencode-db: records = session, message and part files/rows; `line` = the

@@ -94,13 +94,16 @@ class _Locator:
         m = _MESSAGES_B.search(text) if isinstance(text, bytes) else _MESSAGES.search(text)
         self.pos = m.start() if m else 0
         self.line = 1 + self._count(0, self.pos)
+        # a location must be a line of the input: a record index of a minified (one-line)
+        # export is clamped to the last line
+        self.total = 1 + self._count(0, len(text))
 
     def _count(self, start: int, stop: int) -> int:
         return self.text.count(b"\n" if self.raw else "\n", start, stop)  # type: ignore[arg-type]
 
     def find(self, ident: Any, record: int) -> int:
         if not self.multiline:
-            return record
+            return min(record, self.total)
         if isinstance(ident, str) and ident:
             needle = json.dumps(ident)
             at = self.text.find(needle.encode() if self.raw else needle, self.pos)  # type: ignore[arg-type]
@@ -224,7 +227,12 @@ def _created(obj: Any) -> float:
 
 
 def _json_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.glob("*.json") if p.is_file()) if folder.is_dir() else []
+    # the folder's name comes from the data (a session or message id): it may be too long for the
+    # file system (ENAMETOOLONG), hold a NUL or a `/`; such a folder holds nothing we can read
+    try:
+        return sorted(p for p in folder.glob("*.json") if p.is_file()) if folder.is_dir() else []
+    except (OSError, ValueError):
+        return []
 
 
 def read_storage(probe: Probe) -> Transcript:
@@ -328,22 +336,27 @@ def _text(v: Any) -> str:
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
-    return {_text(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")}
+    try:
+        return {_text(r[1]) for r in conn.execute(f"PRAGMA table_info({table})")}
+    except (sqlite3.DatabaseError, UnicodeDecodeError):  # a damaged schema: not a table we can use
+        return set()
 
 
 def _connect(path: Path, display: str) -> sqlite3.Connection:
     """Open read-only; a WAL database in a read-only folder needs `immutable` to open at all."""
-    last: sqlite3.DatabaseError | None = None
+    last: Exception | None = None
     for query in ("mode=ro", "mode=ro&immutable=1"):
         conn: sqlite3.Connection | None = None
         try:
             conn = sqlite3.connect(path.resolve().as_uri() + "?" + query, uri=True)
             conn.text_factory = bytes  # invalid UTF-8 in a row must skip that row, not abort the read
             tables = {_text(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            # sqlite's own messages quote the damaged schema: text that is not UTF-8 cannot
+            # even become the error message (UnicodeDecodeError), the file is unreadable all the same
             if conn is not None:
                 conn.close()
-            last = exc
+            last = exc if isinstance(exc, sqlite3.DatabaseError) else ValueError("text that is not UTF-8")
             continue
         if not {"message", "part"} <= tables or not (
             {"id", "session_id", "data"} <= _columns(conn, "message")

@@ -152,6 +152,8 @@ def split_lines(data: bytes) -> pl.Series:
     """One string per line (no line ending, CRLF handled, invalid UTF-8 replaced, blank = null)."""
     if b"\x00" in data:
         data = data.replace(b"\x00", b"")
+    if not data.strip(b"\xef\xbb\xbf"):  # nothing but byte-order marks: no line (polars: "empty CSV")
+        return pl.Series("text", [], dtype=pl.Utf8)
     sep = next((chr(c) for c in (0x1F, 0x1E, 0x1D, 0x1C, 0x01, 0x02, 0x03) if bytes([c]) not in data), None)
     if sep is not None and data:
         return pl.read_csv(

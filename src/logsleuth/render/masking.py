@@ -1,20 +1,27 @@
-"""Redact a whole Analysis before rendering.
+"""The one masking pass every output goes through: analyses, findings, event tables, index rows.
 
 Redacting the rendered text is not enough: renderers shorten strings ("…"), and a secret cut in
-half no longer matches its pattern. So every string the renderers can see — event texts, commands,
-findings, sentences, graph labels — is masked first, and the rendered context is masked again.
+half no longer matches its pattern. So every string a renderer can see — event texts, commands,
+findings, sentences, graph labels — is masked first (`redact_object`, `redact_analysis`), and the
+rendered context is masked again. Commands that print rows call `mask_events` (an event table)
+or `mask_tree` (JSON-like rows: `classify`, index rows). Every entry point learns all secrets in
+their context first (`mysql -pX` teaches X) and then masks them everywhere.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import polars as pl
 
-from logsleuth.analysis import Analysis
+if TYPE_CHECKING:
+    from logsleuth.analysis import Analysis
+    from logsleuth.redact import Redactor
+
+T = TypeVar("T")
 
 _ATOMS = frozenset({bool, int, float, type(None)})
 
@@ -36,7 +43,7 @@ class _Masker:
     With `collect`, it maps nothing: it lists the strings it meets and, for each frame, the texts
     of the rows a rule may match, in the order met (the order secrets are learned in)."""
 
-    def __init__(self, redactor: Any, collect: bool = False, rows: dict[int, np.ndarray] | None = None,
+    def __init__(self, redactor: Any, collect: bool = False, rows: dict[tuple[int, str], np.ndarray] | None = None,
                  changing: frozenset[str] = frozenset()):
         self.r = redactor
         self.collect = collect
@@ -91,17 +98,29 @@ class _Masker:
         return out
 
     def _frame(self, frame: pl.DataFrame) -> pl.DataFrame:
-        """The `text` column masked. Only the rows that may hold a secret (one vectorised test,
-        `Redactor.maybe_secret`) go through the Python rules: an events table is mostly not."""
+        """Every string column masked (`text` above all; ids and names a transcript chose too).
+        Only the rows that may hold a secret (one vectorised test, `Redactor.maybe_secret`) go
+        through the Python rules: an events table is mostly not."""
         self.frames += 1
-        if "text" not in frame.columns:
-            return frame
-        texts = frame["text"]
-        if id(frame) not in self.rows:
-            self.rows[id(frame)] = self.r.maybe_secret(texts, known=False)
-        maybe = self.rows[id(frame)]
+        out = frame
+        for name, dtype in frame.schema.items():
+            if dtype == pl.Utf8:
+                out = self._column(out, name, (id(frame), name))
+        return out
+
+    def _pem_bodies(self, texts: pl.Series) -> None:
+        if texts.str.contains("PRIVATE KEY", literal=True).any():
+            for line in pem_body_rows(texts):
+                self.r.remember(line, "private_key")
+
+    def _column(self, frame: pl.DataFrame, name: str, key: tuple[int, str]) -> pl.DataFrame:
+        texts = frame[name]
+        if key not in self.rows:
+            self.rows[key] = self.r.maybe_secret(texts, known=False)
+        maybe = self.rows[key]
         if self.collect:  # reading; no copy of the frame
             self.items.append([t or "" for t in texts.gather(np.flatnonzero(maybe)).to_list()])
+            self._pem_bodies(texts)
             return frame
         rows = np.flatnonzero(maybe | self.r.maybe_secret(texts, rules=False))
         picked = texts.gather(rows).to_list()
@@ -109,23 +128,39 @@ class _Masker:
         changed = [i for i, (a, b) in enumerate(zip(picked, new, strict=True)) if a != b]
         if not changed:
             return frame
-        values = pl.Series("text", [new[i] for i in changed], dtype=pl.Utf8)
+        values = pl.Series(name, [new[i] for i in changed], dtype=pl.Utf8)
         return frame.with_columns(texts.clone().scatter(rows[changed], values))
 
 
-def redact_analysis(an: Analysis, *, hosts: bool = False) -> tuple[Analysis, Any]:
-    """A copy of `an` with every string masked, and the redactor (its `count`, `counts`)."""
-    from logsleuth.redact import Redactor
+_PEM_BEGIN = r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+PEM_MAX_ROWS = 200  # a key is ~50 lines of base64; a BEGIN with no END in sight stops here
 
-    redactor = Redactor(hosts=hosts)
-    names = [f.name for f in dataclasses.fields(an) if f.name != "library"]
-    # pass 1 lists every string; the ones a rule may match (one vectorised test) are learned, in
-    # the order met, so every secret is known in its context before anything is masked
+
+def pem_body_rows(texts: pl.Series) -> list[str]:
+    """The lines of private keys a line-based reader split into rows (one row per line: the rule
+    sees `-----BEGIN … PRIVATE KEY-----` alone, and the base64 below it has no context)."""
+    begins = np.flatnonzero(texts.str.contains(_PEM_BEGIN).fill_null(False).to_numpy())
+    body: list[str] = []
+    for b in begins.tolist():
+        if "-----END" in (texts[b] or ""):
+            continue
+        for row in texts.slice(b + 1, PEM_MAX_ROWS).to_list():
+            if row is None or "-----END" in row:
+                break
+            body.append(row.strip())
+    return body
+
+
+def _learn(redactor: Redactor, parts: dict[str, Any]) -> tuple[_Masker, frozenset[str], set[str]]:
+    """Pass 1: list every string of each part; learn the ones a rule may match (one vectorised
+    test), in the order met, so every secret is known in its context before anything is masked.
+    Returns the collecting walk (its frame rows are reused), the strings redaction changes, and
+    the parts that hold a frame."""
     collect = _Masker(redactor, collect=True)
     with_frames: set[str] = set()
-    for name in names:
+    for name, value in parts.items():
         before = collect.frames
-        collect(getattr(an, name))
+        collect(value)
         if collect.frames > before:
             with_frames.add(name)
     strings = list(dict.fromkeys(x for x in collect.items if isinstance(x, str)))
@@ -138,12 +173,48 @@ def redact_analysis(an: Analysis, *, hosts: bool = False) -> tuple[Analysis, Any
         else:
             for text in item:
                 redactor.learn(text)
-    # pass 2 masks them everywhere, context or not; a field with no frame and no string that
-    # redaction changes is kept as it is (its walk would only rebuild the same objects)
-    # (the rules' answer is `maybe`; only the values learned just now are new to test)
+    # the rules' answer is `maybe`; only the values learned just now are new to test
     known = redactor.maybe_secret(series, rules=False).tolist()
-    changing = [s for s, hit in zip(strings, known, strict=True) if hit or maybe[s]]
-    masker = _Masker(redactor, rows=collect.rows, changing=frozenset(changing))
-    masker.memo[id(an.library)] = an.library
-    fields = {name: masker(getattr(an, name)) for name in names if changing or name in with_frames}
-    return dataclasses.replace(an, **fields), redactor
+    changing = frozenset(s for s, hit in zip(strings, known, strict=True) if hit or maybe[s])
+    return collect, changing, with_frames
+
+
+def _mask_parts(parts: dict[str, Any], redactor: Redactor, keep: tuple[Any, ...] = ()) -> dict[str, Any]:
+    """Every part with every string masked (learned across all parts first); a part with no frame
+    and no string redaction changes is returned as it is (its walk would rebuild the same objects)."""
+    collect, changing, with_frames = _learn(redactor, parts)
+    masker = _Masker(redactor, rows=collect.rows, changing=changing)
+    for obj in keep:
+        masker.memo[id(obj)] = obj
+    return {name: masker(value) if changing or name in with_frames else value for name, value in parts.items()}
+
+
+def new_redactor(hosts: bool = False) -> Redactor:
+    from logsleuth.redact import Redactor
+
+    return Redactor(hosts=hosts)
+
+
+def redact_object(obj: T, *, hosts: bool = False, redactor: Redactor | None = None) -> tuple[T, Redactor]:
+    """A copy of `obj` (dataclasses, tuples, lists, dicts, frames, strings) with every string masked,
+    and the redactor (its `count`, `counts`). Pass one redactor to several calls to share what it
+    learned (a secret seen in one object is masked in the next)."""
+    r = redactor if redactor is not None else new_redactor(hosts)
+    return _mask_parts({"obj": obj}, r)["obj"], r
+
+
+def redact_analysis(an: Analysis, *, hosts: bool = False) -> tuple[Analysis, Redactor]:
+    """A copy of `an` with every string masked, and the redactor (its `count`, `counts`)."""
+    redactor = new_redactor(hosts)
+    parts = {f.name: getattr(an, f.name) for f in dataclasses.fields(an) if f.name != "library"}
+    return dataclasses.replace(an, **_mask_parts(parts, redactor, keep=(an.library,))), redactor
+
+
+def mask_tree(obj: T, redactor: Redactor | None = None) -> T:
+    """A JSON-like tree (dicts, lists, strings: `classify` documents, index rows) masked."""
+    return redact_object(obj, redactor=redactor)[0]
+
+
+def mask_events(frame: pl.DataFrame, redactor: Redactor | None = None) -> pl.DataFrame:
+    """An event table with every string column masked (`events`, and any command printing rows)."""
+    return redact_object(frame, redactor=redactor)[0]

@@ -1,0 +1,98 @@
+"""One masking pass for every output: secrets planted into every field of every input format
+(robustness_secrets.py: 28 kinds) must not reach `events`, `classify`, `graph`, `analyze`,
+`explain`, the index's Parquet files or `search`; `--no-redact` shows them (the check is not
+vacuous); look-alikes (`password: str`, `"password": {`, `${TOKEN}`, `<token>`, `xxxx`) stay."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from logsleuth.cli import main
+from robustness_fuzz import FORMATS, Fmt, fmt_id
+from robustness_secrets import NOT_SECRETS, PLANTS, leaks, write_planted
+
+# every output on every format; the costlier renderings of one analysis on a few formats
+# (the JSON documents carry every field; the other renderings are checked on a few formats)
+EVERY = ("events -O json", "classify -O json", "graph -O json", "analyze -O json", "explain -m 1")
+SOME = ("events -O jsonl", "events", "classify", "graph -O dot", "graph -O mermaid", "analyze -O md", "analyze -O html")
+SOME_FORMATS = ("claude-code:jsonl", "codex:jsonl", "opencode-db", "text")
+
+
+class _Out:
+    def __init__(self) -> None:
+        self.buffer = io.BytesIO()
+
+    def write(self, s: str) -> int:  # typer may print text
+        return self.buffer.write(s.encode())
+
+    def flush(self) -> None:
+        pass
+
+
+def run(argv: list[str]) -> str:
+    out, old = _Out(), sys.stdout
+    sys.stdout = out  # type: ignore[assignment]
+    try:
+        code = main(argv)
+    finally:
+        sys.stdout = old
+    assert code == 0, argv
+    return out.buffer.getvalue().decode("utf-8", "replace")
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("planted")
+    return {fmt_id(f): write_planted(f, base / fmt_id(f).replace(":", "_")) for f in FORMATS}
+
+
+@pytest.mark.parametrize("f", FORMATS, ids=fmt_id)
+def test_no_secret_reaches_any_output(f: Fmt, planted: dict[str, Path]) -> None:
+    path = str(planted[fmt_id(f)])
+    commands = EVERY + (SOME if fmt_id(f) in SOME_FORMATS else ())
+    found = {c: leaks(run([*c.split(), path])) for c in commands}
+    assert {c: v for c, v in found.items() if v} == {}
+
+
+@pytest.mark.parametrize("f", FORMATS, ids=fmt_id)
+def test_every_kind_is_planted_and_no_redact_shows_it(f: Fmt, planted: dict[str, Path]) -> None:
+    path = str(planted[fmt_id(f)])
+    raw = run(["events", "-O", "json", path, "--no-redact"])
+    assert set(leaks(raw)) == set(PLANTS)  # every kind really is in the input
+    assert "[REDACTED:" not in raw
+    if fmt_id(f) not in SOME_FORMATS:
+        return
+    # the outputs built on findings and actions see them too (the test above is not vacuous there)
+    assert leaks(run(["classify", "-O", "json", path, "--no-redact"]))
+    assert leaks(run(["analyze", "-O", "json", path, "--no-redact"]))
+
+
+def test_look_alikes_are_not_masked(planted: dict[str, Path]) -> None:
+    import json
+
+    doc = json.loads(run(["events", "-O", "json", str(planted["text"])]))
+    texts = {e["text"] for e in doc["events"]}
+    assert [s for s in NOT_SECRETS if s not in texts] == []
+
+
+def test_index_parquet_and_search_hold_no_secret(planted: dict[str, Path], tmp_path: Path) -> None:
+    root = next(iter(planted.values())).parent.parent  # every planted input, one folder each
+    db = tmp_path / "db"
+    run(["index", str(root), "--db", str(db), "-O", "json"])
+    parquet = sorted(db.rglob("*.parquet"))
+    assert parquet
+    stored = {p.name: leaks(str(pl.read_parquet(p).to_dicts())) for p in parquet}
+    assert {k: v for k, v in stored.items() if v} == {}
+    findings = pl.read_parquet(db / "findings.parquet")
+    assert findings["text"].str.contains("[REDACTED:", literal=True).sum() >= len(planted) - 1
+    for argv in (["search", "RuntimeError: CUDA error: out of memory", "--db", str(db), "-O", "json"],
+                 ["search", "RuntimeError: CUDA error: out of memory", "--db", str(db)],
+                 ["search", "RuntimeError: CUDA error: out of memory", "--in", str(planted["codex:jsonl"]), "-O", "json"]):
+        out = run(argv)
+        assert "[REDACTED:" in out, argv
+        assert leaks(out) == {}, argv
