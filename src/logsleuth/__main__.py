@@ -1,3 +1,3 @@
-from logsleuth.cli import run
+from logsleuth.search_cli import run
 
 run()

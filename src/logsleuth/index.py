@@ -6,6 +6,7 @@ or `--db DIR`):
     files.parquet                  the manifest (MANIFEST_SCHEMA): one row per indexed input
     findings/part-<hash>.parquet   one part per input (all its sessions), FINDING_SCHEMA
     findings.parquet               all listed parts in one file, for search (index_compact.py)
+    search.sqlite                  the same rows for the command-line search (search_sidecar.py)
     .lock                          flock'd for the whole of an `index` run
 
 The manifest is the commit point: parts are written to a temporary name and renamed into place
@@ -14,7 +15,11 @@ trust the parts it lists. A part's name hashes the input's path, content, the pa
 the index version, so a changed input gets a new part and an old manifest never points at new
 data. A run killed at any point leaves the previous (or an intermediate) committed state; parts
 nobody lists are deleted by the next run. The compact findings.parquet is written after the
-last commit of a run and is read only when it records the exact parts the manifest lists.
+last commit of a run and is read only when it records the exact parts the manifest lists; the
+search sidecar after it, read only when it records the digest of the committed manifest.
+
+An input is identified by its origin (`--origin`, default the host name) and absolute path: the
+same path indexed from two machines into one shared index is two inputs.
 """
 
 from __future__ import annotations
@@ -31,16 +36,16 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from logsleuth import index_compact
+from logsleuth import index_compact, search_sidecar
 from logsleuth.errors import InputError, Location
 from logsleuth.index_compact import write_atomic as _write_atomic
-from logsleuth.index_files import Stat, auto_roots, content_hash, default_dir, stat_of
+from logsleuth.index_files import Stat, auto_roots, content_hash, default_dir, default_origin, stat_of
 
 if TYPE_CHECKING:
     from logsleuth.index_rows import FileResult
     from logsleuth.library import PatternLibrary
 
-INDEX_VERSION = 1  # bump when FINDING_SCHEMA or what goes into it changes: everything is re-indexed
+INDEX_VERSION = 2  # bump when FINDING_SCHEMA or what goes into it changes: everything is re-indexed
 MANIFEST = "files.parquet"
 PARTS = "findings"
 LOCK = ".lock"
@@ -84,6 +89,7 @@ FINDING_SCHEMA: dict[str, pl.DataType] = {
     "outcome": pl.Utf8(),  # the session's outcome: resolved | worked around | unresolved
     "format": pl.Utf8(),  # the reader that read the input
     "file_sha256": pl.Utf8(),  # content hash of the input, as in the manifest
+    "origin": pl.Utf8(),  # who/which machine indexed the input (`index --origin`)
 }
 
 MANIFEST_SCHEMA: dict[str, pl.DataType] = {
@@ -99,6 +105,7 @@ MANIFEST_SCHEMA: dict[str, pl.DataType] = {
     "skipped": pl.Int64(),  # input lines the reader could not use
     "library": pl.Utf8(),  # hash of the pattern library the findings came from
     "version": pl.Int64(),  # INDEX_VERSION
+    "origin": pl.Utf8(),  # with path, the key: who/which machine indexed the input
 }
 
 
@@ -125,15 +132,19 @@ def read_manifest(db: Path) -> pl.DataFrame:
     path = db / MANIFEST
     if not path.exists():
         return pl.DataFrame(schema=MANIFEST_SCHEMA)
+    hint = "rebuild it with `logsleuth index --force`"
     try:
         frame = pl.read_parquet(path)
-    except Exception as exc:  # polars raises its own ComputeError family for corrupt files
-        raise InputError(
-            f"unreadable index manifest: {exc}", Location(str(path)), "rebuild it with `logsleuth index --force`"
-        ) from exc
-    return frame.select(
-        [pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c) for c, t in MANIFEST_SCHEMA.items()]
-    )
+        missing = [c for c in ("path", "sha256", "library", "version") if c not in frame.columns]
+        if missing:  # a Parquet file of another schema: not ours to read (nor to overwrite silently)
+            raise InputError(f"not a logsleuth index manifest (no column {missing[0]!r})", Location(str(path)), hint)
+        return frame.select(
+            [pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c) for c, t in MANIFEST_SCHEMA.items()]
+        ).filter(pl.col("path").is_not_null())
+    except InputError:
+        raise
+    except Exception as exc:  # polars raises its own ComputeError family for corrupt files (and bad casts)
+        raise InputError(f"unreadable index manifest: {exc}", Location(str(path)), hint) from exc
 
 
 _LISTED: dict[str, tuple[tuple[int, int, int], list[str]]] = {}  # manifest path -> (its stat, its parts)
@@ -143,7 +154,7 @@ def _listed_parts(db: Path) -> list[str]:
     path = db / MANIFEST
     try:
         st = path.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # `--db` naming a file holds no index either
         raise InputError(
             "no index here", Location(str(db)), "build one with `logsleuth index PATH…` (or search files with --in)"
         ) from None
@@ -197,6 +208,11 @@ def load(db: Path, columns: Sequence[str] | None = None, predicate: pl.Expr | No
             last = exc
         _LISTED.pop(str(db / MANIFEST), None)  # read the manifest itself next time
         time.sleep(0.05)
+    gone = [p for p in _listed_parts(db) if not (db / p).is_file()]
+    if gone:  # a part listed by the manifest is gone for good: retrying cannot help, indexing again does
+        raise InputError(
+            f"index part missing: {gone[0]}", Location(str(db)), "run `logsleuth index` on the same inputs again: it re-analyses them"
+        )
     raise InputError(f"index changed while reading it: {last}", Location(str(db)), "retry")
 
 
@@ -274,11 +290,21 @@ def _under(path: str, roots: Sequence[str]) -> bool:
 class _Builder:
     """One index run under the lock: plan, (re)index, commit periodically, collect garbage."""
 
-    def __init__(self, db: Path, library: PatternLibrary, force: bool):
+    def __init__(self, db: Path, library: PatternLibrary, force: bool, origin: str):
         self.db = db
+        self.origin = origin
         self.lib = library_hash(library)
         self.force = force
-        self.rows: dict[str, dict[str, Any]] = {r["path"]: r for r in read_manifest(db).to_dicts()}
+        try:
+            manifest = read_manifest(db)
+        except InputError:
+            if not force:
+                raise
+            manifest = pl.DataFrame(schema=MANIFEST_SCHEMA)  # --force rebuilds from any damaged state
+        # keyed by (origin, absolute path); the methods below take a path of this run's origin
+        self.rows: dict[tuple[str, str], dict[str, Any]] = {
+            (r["origin"] or origin, r["path"]): r for r in manifest.to_dicts()
+        }
         self.dirty = False
         self.last_commit = time.monotonic()
         self.since_commit = 0
@@ -286,13 +312,15 @@ class _Builder:
     def current(self, key: str, path: Path) -> tuple[bool, Stat, str | None]:
         """(unchanged?, stat, sha if computed). The cheap size+mtime check first, the hash only if needed."""
         st = stat_of(path)
-        prev = self.rows.get(key)
+        prev = self.rows.get((self.origin, key))
         fresh = prev is not None and not self.force and prev["library"] == self.lib and prev["version"] == INDEX_VERSION
+        if fresh and prev is not None and prev["part"] and not (self.db / prev["part"]).is_file():
+            fresh = False  # its part was lost (deleted, a damaged disk): analyse the input again
         if fresh and prev is not None and (prev["size"], prev["mtime_ns"]) == (st.size, st.mtime_ns):
             return True, st, prev["sha256"]
         sha = content_hash(path)
         if fresh and prev is not None and prev["sha256"] == sha:
-            self.rows[key] = {**prev, "size": st.size, "mtime_ns": st.mtime_ns}  # touched, same content
+            self.rows[(self.origin, key)] = {**prev, "size": st.size, "mtime_ns": st.mtime_ns}  # touched, same content
             self.dirty = True
             return True, st, sha
         return False, st, sha
@@ -301,9 +329,9 @@ class _Builder:
         """Write the part of one analysed input and list it (committed with the manifest)."""
         part = None
         if result.frame.height:
-            part = _part_name(key, sha, self.lib)
-            _write_atomic(result.frame, self.db / part)
-        self.rows[key] = {
+            part = _part_name(f"{self.origin}\x00{key}", sha, self.lib)
+            _write_atomic(result.frame.with_columns(pl.lit(self.origin, pl.Utf8()).alias("origin")), self.db / part)
+        self.rows[(self.origin, key)] = {
             "path": key,
             "source": source,
             "part": part,
@@ -316,12 +344,13 @@ class _Builder:
             "skipped": result.skipped,
             "library": self.lib,
             "version": INDEX_VERSION,
+            "origin": self.origin,
         }
         self.dirty = True
         self.since_commit += 1
 
     def drop(self, key: str) -> None:
-        if self.rows.pop(key, None) is not None:
+        if self.rows.pop((self.origin, key), None) is not None:
             self.dirty = True
 
     def maybe_commit(self) -> None:
@@ -342,6 +371,7 @@ class _Builder:
         if final:  # after the manifest: a run killed in between leaves no compact file that matches
             parts = [r["part"] for r in self.rows.values() if r["part"]]
             index_compact.write_compact(self.db, parts, FINDING_SCHEMA)
+            search_sidecar.write_committed(self.db, index_compact.COMPACT)
 
     def collect_garbage(self) -> None:
         """Delete parts the committed manifest does not list and temp files of killed runs."""
@@ -356,6 +386,7 @@ class _Builder:
             with contextlib.suppress(FileNotFoundError):
                 p.unlink()
         index_compact.remove_temp_files(self.db)
+        search_sidecar.remove_temp_files(self.db)
 
 
 def build(
@@ -369,6 +400,7 @@ def build(
     keep_deleted: bool = False,
     progress: Callable[[Progress], None] | None = None,
     jobs: int | None = None,
+    origin: str | None = None,
 ) -> Summary:
     """Index (or update the index of) every session under `roots`; never aborts on a bad input.
 
@@ -382,12 +414,15 @@ def build(
 
     db = Path(db) if db is not None else default_dir()
     summary = Summary()
+    for d in (db, db / PARTS):
+        if d.exists() and not d.is_dir():
+            raise InputError("not an index folder: a file is in the way", Location(str(d)), "pass --db a folder (new or an index)")
     (db / PARTS).mkdir(parents=True, exist_ok=True)
     lib = library if library is not None else load_library(pattern_dirs)
     slow = float(os.environ.get(SLOW_ENV) or 0) / 1000
     _warm_up()
     with locked(db, wait):
-        b = _Builder(db, lib, force)  # the manifest is read under the lock: a waiting run sees the winner's work
+        b = _Builder(db, lib, force, origin or default_origin())  # the manifest is read under the lock: a waiting run sees the winner's work
         b.collect_garbage()
         inputs: dict[str, str] = {}  # absolute key -> source as given
         scanned: list[str] = []
@@ -403,8 +438,8 @@ def build(
             for source in found:
                 inputs.setdefault(os.path.abspath(source), source)
         if not keep_deleted:
-            for key in sorted(b.rows):
-                if key not in inputs and _under(key, scanned):
+            for o, key in sorted(b.rows):
+                if o == b.origin and key not in inputs and _under(key, scanned):
                     b.drop(key)
                     summary.removed += 1
         ordered = sorted(inputs.items(), key=lambda kv: kv[1])
@@ -479,4 +514,4 @@ def discover(root: str) -> list[str]:
     return ingest.discover(root)
 
 
-__all__ = ["auto_roots", "build", "default_dir", "discover", "load", "locked", "read_manifest", "scan", "stat_of"]
+__all__ = ["auto_roots", "build", "default_dir", "default_origin", "discover", "load", "locked", "read_manifest", "scan", "stat_of"]

@@ -8,7 +8,9 @@ token_set_ratio), then newest first, ties broken by session, source and line. On
 result with `occurrences: 30`. A query no pattern recognises falls back to full-text search over
 the indexed failure text: one Aho-Corasick prefilter on the query's terms, then the IDF-weighted
 share of those terms each text contains (a BM25 without length normalisation), all in polars.
-Never imports spaCy (no reasoning is run).
+Never imports spaCy (no reasoning is run), and importing this module does not import polars:
+the lean command-line path (search_cli.py over the SQLite sidecar of search_sidecar.py) shares
+its Query, Hit, ranking and rendering with the Parquet path here.
 """
 
 from __future__ import annotations
@@ -20,12 +22,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
 from logsleuth.errors import InputError, Location, UsageError
 from logsleuth.search_rank import query_terms, rank
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from logsleuth.library import PatternLibrary
     from logsleuth.model import Finding
 
@@ -36,11 +38,11 @@ FAILURE_SEVERITIES = ("fatal", "error", "warning")
 # read afterwards for the hits alone, by KEY (unique per finding).
 RANK_COLUMNS = (
     "session", "source", "line", "seq", "ts", "pattern", "category", "severity", "priority", "fingerprint",
-    "captures", "text",
+    "captures", "text", "origin", "file_sha256",
 )  # fmt: skip
 RESOLUTION_COLUMNS = ("success", "resolved_by", "held", "attempts", "catch22", "outcome")
 COLUMNS = RANK_COLUMNS + RESOLUTION_COLUMNS
-KEY = ("session", "source", "seq", "pattern", "fingerprint")
+KEY = ("origin", "session", "source", "seq", "pattern", "fingerprint")
 
 
 @functools.cache
@@ -48,7 +50,13 @@ def library(pattern_dirs: tuple[str, ...] = (), builtins: bool = True) -> Patter
     """The pattern library, loaded (and validated) once per process."""
     from logsleuth.library import load_library
 
-    return load_library(list(pattern_dirs), builtins=builtins)
+    lib = load_library(list(pattern_dirs), builtins=builtins)
+    if not pattern_dirs and builtins:
+        _DEFAULT.add(id(lib))  # cached for the life of the process: its id stays its own
+    return lib
+
+
+_DEFAULT: set[int] = set()  # id() of the default library once loaded
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +196,16 @@ def _action_text(a: Mapping[str, Any]) -> str:
     return str(a["command"])
 
 
+def held_text(held: bool | None, outcome: str) -> str:
+    """Whether a fix held, never beside an outcome that contradicts it: an error that did not
+    come back in a session that still ended unresolved was stopped, but nothing "held"."""
+    if not held:
+        return "did not hold"
+    if outcome == "unresolved":
+        return "this error did not come back"
+    return "held"
+
+
 @dataclass(frozen=True, slots=True)
 class Hit:
     session: str
@@ -205,6 +223,8 @@ class Hit:
     catch22: bool
     outcome: str
     occurrences: int
+    origin: str | None = None  # who/which machine indexed the input (`index --origin`)
+    fingerprint: str | None = None
 
     @property
     def action(self) -> str | None:
@@ -223,7 +243,7 @@ class Hit:
         """
         where = f"in session {self.session}"
         if self.action is not None:
-            text = f"fixed by `{_short(self.action, width)}` {where} — {'held' if self.held else 'did not hold'}"
+            text = f"fixed by `{_short(self.action, width)}` {where} — {held_text(self.held, self.outcome)}"
         elif self.attempts:
             commands = dict.fromkeys(str(a["command"]) for a in self.attempts)
             tried = ", ".join(f"`{_short(c, width)}`" for c in commands)
@@ -251,6 +271,8 @@ class Hit:
             "attempts": list(dict.fromkeys(str(a["command"]) for a in self.attempts)),
             "occurrences": self.occurrences,
             "summary": self.resolution_text(),
+            "origin": self.origin,
+            "fingerprint": self.fingerprint,
         }
 
 
@@ -277,8 +299,14 @@ def search(
     limit: int = DEFAULT_LIMIT,
     pattern_dirs: Sequence[str] = (),
     lib: PatternLibrary | None = None,
+    sidecar: bool = True,
 ) -> SearchResult:
-    """Prior occurrences of the query's error in the index at `db` (or in `files`, analysed now)."""
+    """Prior occurrences of the query's error in the index at `db` (or in `files`, analysed now).
+
+    `sidecar`: with the default library, rewrite the index's search sidecar when it is stale (a
+    read-only reader, `serve`, passes False)."""
+    import polars as pl
+
     from logsleuth import index, index_rows
 
     if limit < 1:
@@ -292,6 +320,10 @@ def search(
         best = rank(q, frame.filter(pred).select(COLUMNS), limit)
         return SearchResult(q, _hits(best), tuple(errors))
     where = db if db is not None else index.default_dir()
+    if sidecar and id(lib) in _DEFAULT:  # the default library: the one the lean path classifies with
+        from logsleuth import search_sidecar
+
+        search_sidecar.refresh(Path(where), lib)  # stale or missing: rebuilt for the next search
     if q.pattern is not None:  # one pattern's rows: row groups already decoded, read it all at once
         return SearchResult(q, _hits(rank(q, index.load(where, COLUMNS, pred), limit)))
     for _ in range(3):  # full text: rank over every failure's text, then fetch the hits' resolutions
@@ -313,6 +345,8 @@ def search(
 
 
 def _predicate(q: Query, category: str | None, since: datetime | None) -> pl.Expr:
+    import polars as pl
+
     if q.pattern is not None:
         pred = pl.col("pattern") == q.pattern
     else:
@@ -328,28 +362,30 @@ def _predicate(q: Query, category: str | None, since: datetime | None) -> pl.Exp
 
 
 def _hits(best: pl.DataFrame) -> tuple[Hit, ...]:
-    hits = []
-    for r in best.iter_rows(named=True):
-        hits.append(
-            Hit(
-                session=r["session"],
-                source=r["source"],
-                line=r["line"],
-                seq=r["seq"],
-                ts=r["ts"],
-                pattern=r["pattern"],
-                category=r["category"],
-                text=r["text"],
-                score=round(float(r["score"]), 3),
-                fixes=tuple(r["resolved_by"] or ()),
-                held=r["held"],
-                attempts=tuple(r["attempts"] or ()),
-                catch22=bool(r["catch22"]),
-                outcome=r["outcome"] or "",
-                occurrences=int(r["occurrences"]),
-            )
-        )
-    return tuple(hits)
+    return tuple(hit_of(r) for r in best.iter_rows(named=True))
+
+
+def hit_of(r: Mapping[str, Any]) -> Hit:
+    """A hit from one ranked row (the Parquet path's and the sidecar's rows alike)."""
+    return Hit(
+        session=r["session"],
+        source=r["source"],
+        line=r["line"],
+        seq=r["seq"],
+        ts=r["ts"],
+        pattern=r["pattern"],
+        category=r["category"],
+        text=r["text"],
+        score=round(float(r["score"]), 3),
+        fixes=tuple(r["resolved_by"] or ()),
+        held=r["held"],
+        attempts=tuple(r["attempts"] or ()),
+        catch22=bool(r["catch22"]),
+        outcome=r["outcome"] or "",
+        occurrences=int(r["occurrences"]),
+        origin=r.get("origin"),
+        fingerprint=r.get("fingerprint"),
+    )
 
 
 def _short(command: str, width: int) -> str:

@@ -2,7 +2,14 @@
 
 Pattern queries (a few hundred rows) are ranked in Python: each polars step costs ~0.5 ms
 whatever the size, which made ranking most of a search. Full-text queries (tens of thousands of
-rows) are ranked by an IDF-weighted term overlap in polars, as one lazy query.
+rows) are ranked by an IDF-weighted term overlap in polars, as one lazy query. The per-error
+choice itself (`best_hits`) and the pattern scores work on plain columns (lists), so the lean
+search path over the SQLite sidecar (search_sidecar.py) ranks with this same code without
+importing polars.
+
+The same session reached through two inputs (one file found twice by `index --auto`, or the same
+content on two machines) is counted once: per (content hash, session), only the rows of the first
+(origin, source) take part (`dedupe`).
 """
 
 from __future__ import annotations
@@ -13,10 +20,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
 if TYPE_CHECKING:
+    import polars as pl
+
     from logsleuth.search import Query
+
+Columns = dict[str, list[Any]]  # a table as plain columns: name -> values
 
 MIN_TEXT_SCORE = 0.25  # full-text hits: IDF-weighted share of the query terms, times coverage
 # Weights of the reported score; the order itself is lexicographic (see the module docstring).
@@ -54,6 +63,8 @@ def _overlap_scores(terms: Sequence[str], rows: pl.DataFrame) -> pl.Series:
 
     Terms no candidate contains carry no information and do not count against anyone.
     """
+    import polars as pl
+
     if not terms or not rows.height:
         return pl.Series("text_sim", [0.0] * rows.height, pl.Float64)
     low = pl.col("text").fill_null("").str.to_lowercase()
@@ -62,18 +73,26 @@ def _overlap_scores(terms: Sequence[str], rows: pl.DataFrame) -> pl.Series:
     ).collect()
     n = rows.height
     df = present.sum().row(0)
-    weights = [math.log(1 + n / (1 + d)) if d else 0.0 for d in df]
-    total = sum(weights) or 1.0
-    # query terms found nowhere lower every score alike (how much of the query the corpus knows)
-    coverage = math.sqrt(sum(1 for d in df if d) / len(terms))
+    weights, total, coverage = term_weights(n, df, len(terms))
     score = present.select(
         pl.sum_horizontal([pl.col(f"t{i}").cast(pl.Float64) * w for i, w in enumerate(weights)]) / total * coverage
     ).to_series()
     return score.alias("text_sim")
 
 
+def term_weights(n: int, df: Sequence[int], n_terms: int) -> tuple[list[float], float, float]:
+    """IDF weight of each term (df: how many of the n candidates hold it), their sum, and the
+    coverage factor: query terms found nowhere lower every score alike."""
+    weights = [math.log(1 + n / (1 + d)) if d else 0.0 for d in df]
+    total = sum(weights) or 1.0
+    coverage = math.sqrt(sum(1 for d in df if d) / n_terms)
+    return weights, total, coverage
+
+
 def rank(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
     """The best `limit` hits, in order: one row per (session, source, pattern, fingerprint)."""
+    import polars as pl
+
     if not rows.height:
         return rows.with_columns(score=pl.lit(0.0), occurrences=pl.lit(0, pl.UInt32))
     if q.pattern is not None:
@@ -85,8 +104,11 @@ def rank(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
         .lazy()
         .filter(pl.col("text_sim") >= MIN_TEXT_SCORE)
         # several patterns on one event are one hit: the strongest speaks for it
-        .sort(["session", "source", "seq", "priority", "pattern"], descending=[False, False, False, True, False])
-        .unique(["session", "source", "seq"], keep="first", maintain_order=True)
+        .with_columns(pl.col("origin").fill_null("").alias("_origin"))
+        .sort(["_origin", "session", "source", "seq", "priority", "pattern"],
+              descending=[False, False, False, False, True, False])
+        .unique(["_origin", "session", "source", "seq"], keep="first", maintain_order=True)
+        .drop("_origin")
         .collect()
     )
     sims = scored["text_sim"].to_list()
@@ -96,40 +118,82 @@ def rank(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
 
 def rank_pattern(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
     """`rank` for one pattern's findings (hundreds of rows), in Python: each polars step costs
-    ~0.5 ms whatever the size, which made ranking most of a search. Scores: fingerprint equal to
-    the query's, captures equal, text similarity (rapidfuzz)."""
+    ~0.5 ms whatever the size, which made ranking most of a search."""
+    cols = {c: rows[c].to_list() for c in ("text", "captures", "fingerprint")}
+    fp_eq, caps, text_sim, score = pattern_scores(q, cols["text"], cols["captures"], cols["fingerprint"])
+    return _best_hits(rows, fp_eq, caps, text_sim, score, limit)
+
+
+def pattern_scores(q: Query, texts: Sequence[str | None], captures: Sequence[str | None],
+                   fingerprints: Sequence[str | None]) -> tuple[list[float], list[float], list[float], list[float]]:
+    """(fingerprint equal, captures equal, text similarity, score) of each finding of the query's
+    pattern: fingerprint equal to the query's, captures equal, text similarity (rapidfuzz)."""
     import orjson
 
-    n = rows.height
-    text_sim = _text_scores(q.text, rows["text"].fill_null("").to_list())
+    n = len(texts)
+    text_sim = _text_scores(q.text, [t or "" for t in texts])
     keys = [k for k in sorted(q.captures) if re.fullmatch(r"\w+", k)]
     caps = [0.0] * n
     if keys:
-        for i, raw in enumerate(rows["captures"].to_list()):
+        for i, raw in enumerate(captures):
             try:
                 got = orjson.loads(raw) if raw else {}
             except orjson.JSONDecodeError:
                 got = {}
             got = got if isinstance(got, dict) else {}
             caps[i] = sum(1.0 if got.get(k) == q.captures[k] else 0.0 for k in keys) / len(keys)
-    fp_eq = [1.0 if q.fingerprint is not None and f == q.fingerprint else 0.0 for f in rows["fingerprint"].to_list()]
+    fp_eq = [1.0 if q.fingerprint is not None and f == q.fingerprint else 0.0 for f in fingerprints]
     score = [W_PATTERN + W_FP * f + W_CAPTURES * c + W_TEXT * t for f, c, t in zip(fp_eq, caps, text_sim, strict=True)]
-    return _best_hits(rows, fp_eq, caps, text_sim, score, limit)
+    return fp_eq, caps, text_sim, score
 
 
 def _best_hits(rows: pl.DataFrame, fp_eq: Sequence[float], caps: Sequence[float], text_sim: Sequence[float],
                score: Sequence[float], limit: int) -> pl.DataFrame:
-    """Per (session, source, pattern, fingerprint), its best occurrence: fingerprint equal, then
-    captures equal, then text similarity, then the earliest (seq, line), the first row on full
-    ties; with `score` and `occurrences`. Hits in order: the same three, newest first (undated
-    last), then session, source, line, seq."""
-    sessions, sources, seqs, lines, ts, pats, fps = (
-        rows[c].to_list() for c in ("session", "source", "seq", "line", "ts", "pattern", "fingerprint")
+    import polars as pl
+
+    cols = {c: rows[c].to_list() for c in BEST_COLUMNS if c in rows.columns}
+    top = best_hits(cols, fp_eq, caps, text_sim, score, limit)
+    return rows[[i for i, _, _ in top]].with_columns(
+        pl.Series("score", [s for _, s, _ in top], pl.Float64),
+        pl.Series("occurrences", [n for _, _, n in top], pl.UInt32),
     )
+
+
+BEST_COLUMNS = ("session", "source", "seq", "line", "ts", "pattern", "fingerprint", "origin", "file_sha256")
+
+
+def dedupe(cols: Columns) -> list[int]:
+    """The rows that take part: per (content hash, session), those of the first (origin, source)
+    only; rows without a content hash (inputs analysed by `--in`) all take part."""
+    n = len(cols["session"])
+    sha = cols.get("file_sha256") or [None] * n
+    origin = cols.get("origin") or [None] * n
+    first: dict[tuple[str, str], tuple[str, str]] = {}
+    for i in range(n):
+        if sha[i]:
+            key, where = (sha[i], cols["session"][i]), (origin[i] or "", cols["source"][i] or "")
+            if key not in first or where < first[key]:
+                first[key] = where
+    return [
+        i for i in range(n)
+        if not sha[i] or first[(sha[i], cols["session"][i])] == (origin[i] or "", cols["source"][i] or "")
+    ]
+
+
+def best_hits(cols: Columns, fp_eq: Sequence[float], caps: Sequence[float], text_sim: Sequence[float],
+              score: Sequence[float], limit: int) -> list[tuple[int, float, int]]:
+    """Per (origin, session, source, pattern, fingerprint), its best occurrence: fingerprint
+    equal, then captures equal, then text similarity, then the earliest (seq, line), the first row
+    on full ties. Hits in order: the same three, newest first (undated last), then session,
+    source, line, seq. Returns (row, score, occurrences) of the best `limit`."""
+    sessions, sources, seqs, lines, ts, pats, fps = (
+        cols[c] for c in ("session", "source", "seq", "line", "ts", "pattern", "fingerprint")
+    )
+    origin = cols.get("origin") or [None] * len(sessions)
     best: dict[tuple[Any, ...], int] = {}
     counts: dict[tuple[Any, ...], int] = {}
-    for i in range(rows.height):
-        key = (sessions[i], sources[i], pats[i], fps[i])
+    for i in dedupe(cols):
+        key = (origin[i], sessions[i], sources[i], pats[i], fps[i])
         counts[key] = counts.get(key, 0) + 1
         j = best.get(key)
         if j is None or (-fp_eq[i], -caps[i], -text_sim[i], seqs[i], lines[i]) < (
@@ -138,12 +202,12 @@ def _best_hits(rows: pl.DataFrame, fp_eq: Sequence[float], caps: Sequence[float]
             best[key] = i
 
     def order(i: int) -> tuple[Any, ...]:
-        when = ts[i]
-        newest = (0, (_EPOCH - when) // _MICROSECOND) if when is not None else (1, 0)
-        return (-fp_eq[i], -caps[i], -text_sim[i], newest, sessions[i], sources[i], lines[i], seqs[i])
+        when = ts[i]  # a datetime, or microseconds since the epoch (the sidecar's rows)
+        if when is None:
+            newest = (1, 0)
+        else:
+            newest = (0, -when if isinstance(when, int) else (_EPOCH - when) // _MICROSECOND)
+        return (-fp_eq[i], -caps[i], -text_sim[i], newest, sessions[i], sources[i], origin[i] or "", lines[i], seqs[i])
 
     top = sorted(best.values(), key=order)[:limit]
-    return rows[top].with_columns(
-        pl.Series("score", [score[i] for i in top], pl.Float64),
-        pl.Series("occurrences", [counts[(sessions[i], sources[i], pats[i], fps[i])] for i in top], pl.UInt32),
-    )
+    return [(i, score[i], counts[(origin[i], sessions[i], sources[i], pats[i], fps[i])]) for i in top]

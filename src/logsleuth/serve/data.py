@@ -1,0 +1,161 @@
+"""What `logsleuth serve` shows, read from the index: sessions, a session, an error fingerprint,
+search results grouped by fingerprint. Read-only: every call reads the committed state (the
+manifest) again, so a concurrent `index` run's commits show up without a restart; a process keeps
+one committed state's findings in memory (index_compact.kept), so repeated reads cost ~2 ms.
+
+Everything returned is masked again (render.masking.mask_tree) although index rows are masked
+before they are written: an index built by an older logsleuth is shown masked too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from logsleuth import search
+from logsleuth.jsonout import iso
+from logsleuth.search import SearchResult
+
+ROW_COLUMNS = (
+    "session", "source", "origin", "line", "seq", "ts", "pattern", "category", "severity", "fingerprint", "text",
+    "resolved_by", "held", "attempts", "catch22", "outcome", "file_sha256", "format", "primary",
+)  # fmt: skip
+
+
+def masked(obj: Any) -> Any:
+    from logsleuth.render.masking import mask_tree
+
+    return mask_tree(obj)
+
+
+@dataclass(frozen=True, slots=True)
+class Index:
+    db: Path
+
+    def rows(self, predicate: Any = None) -> list[dict[str, Any]]:
+        from logsleuth import index
+
+        frame = index.load(self.db, ROW_COLUMNS, predicate)
+        return frame.sort("ts", "session", "source", "seq", nulls_last=True).to_dicts()
+
+    # ------------------------------------------------------------ search
+
+    def search(self, text: str, limit: int = 20, category: str | None = None) -> SearchResult:
+        return search.search(text, db=self.db, limit=limit, category=category, sidecar=False)
+
+    def groups(self, result: SearchResult) -> list[dict[str, Any]]:
+        """The hits of a search by error fingerprint, best first: how often that error was seen
+        (in the whole index), the fix that held first, then the attempts that did not."""
+        import polars as pl
+
+        order: dict[tuple[str, str], list[search.Hit]] = {}
+        for h in result.hits:
+            order.setdefault((h.pattern, h.fingerprint or ""), []).append(h)
+        if not order:
+            return []
+        keys = sorted({p for p, _ in order})
+        rows = self.rows(pl.col("pattern").is_in(keys))
+        out = []
+        for (pattern, fp), hits in order.items():
+            fp_rows = [r for r in rows if r["pattern"] == pattern and (r["fingerprint"] or "") == fp]
+            out.append({"pattern": pattern, "fingerprint": fp, "category": hits[0].category, "hits": hits,
+                        **summary(fp_rows)})
+        return masked(out)
+
+    # ------------------------------------------------------------ sessions
+
+    def sessions(self, *, text: str = "", category: str = "", outcome: str = "", since: str = "",
+                 until: str = "") -> list[dict[str, Any]]:
+        from logsleuth import sessions
+
+        rows = [r.to_dict() for r in sessions.from_index(self.db)]
+        want = text.strip().lower()
+
+        def keep(r: dict[str, Any]) -> bool:
+            start = (r.get("start") or "")[:10]
+            return (
+                (not category or r.get("root_cause") == category)
+                and (not outcome or r.get("outcome") == outcome)
+                and (not since or (bool(start) and start >= since))
+                and (not until or (bool(start) and start <= until))
+                and (not want or any(want in str(v).lower() for v in r.values() if v is not None))
+            )
+
+        return masked([r for r in rows if keep(r)])
+
+    def session(self, session: str, source: str) -> dict[str, Any] | None:
+        import polars as pl
+
+        rows = self.rows((pl.col("session") == session) & (pl.col("source") == source))
+        if not rows:
+            return None
+        head = next((r for r in self.sessions() if r["session"] == session and r["source"] == source), None)
+        return masked({"session": head, "origin": rows[0]["origin"], "file_sha256": rows[0]["file_sha256"],
+                       "findings": [occurrence(r) for r in rows if r["severity"] != "success"]})
+
+    def source_of(self, session: str, source: str) -> tuple[str, str] | None:
+        """(source path, content hash) of an indexed session: what a postmortem is rendered from."""
+        import polars as pl
+
+        rows = self.rows((pl.col("session") == session) & (pl.col("source") == source))
+        return (rows[0]["source"], rows[0]["file_sha256"] or "") if rows else None
+
+    # ------------------------------------------------------------ fingerprints
+
+    def fingerprint(self, pattern: str, fingerprint: str) -> dict[str, Any] | None:
+        import polars as pl
+
+        rows = self.rows((pl.col("pattern") == pattern) & (pl.col("fingerprint") == fingerprint))
+        if not rows:
+            return None
+        return masked({"pattern": pattern, "fingerprint": fingerprint, "category": rows[0]["category"],
+                       **summary(rows), "occurrences": [occurrence(r) for r in rows]})
+
+
+def occurrence(r: dict[str, Any]) -> dict[str, Any]:
+    """One indexed finding, in the shape of a search result (score 1: it is this error)."""
+    hit = search.hit_of({**r, "score": 1.0, "occurrences": 1})
+    return {**hit.to_dict(), "fingerprint": r["fingerprint"], "severity": r["severity"]}
+
+
+def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """How often an error was seen and what was done about it, over its indexed findings (the
+    same session reached through two inputs counted once): fixes that held first (in sessions
+    that ended well before those that did not), then fixes that did not hold, then attempts."""
+    seen: dict[tuple[str, str], tuple[str, str]] = {}
+    for r in rows:  # search_rank.dedupe: per (content hash, session), the first (origin, source)
+        if r["file_sha256"]:
+            key, where = (r["file_sha256"], r["session"]), (r["origin"] or "", r["source"])
+            seen[key] = min(seen.get(key, where), where)
+    rows = [r for r in rows if not r["file_sha256"] or seen[(r["file_sha256"], r["session"])] == (r["origin"] or "", r["source"])]
+    fixes: dict[tuple[str, str, str], dict[str, Any]] = {}
+    tried: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        hit = search.hit_of({**r, "score": 1.0, "occurrences": 1})
+        if hit.action is not None:
+            fix_key = (hit.action, r["session"], r["source"])
+            fixes.setdefault(fix_key, {"action": hit.action, "held": hit.held, "outcome": hit.outcome,
+                                   "verdict": search.held_text(hit.held, hit.outcome), "session": r["session"],
+                                   "source": r["source"], "ts": _ts(r["ts"])})
+        for a in r["attempts"] or ():
+            cmd = str(a["command"])
+            t = tried.setdefault(cmd, {"action": cmd, "sessions": set()})
+            t["sessions"].add(r["session"])
+
+    def rank(f: dict[str, Any]) -> tuple[Any, ...]:
+        good = f["held"] and f["outcome"] != "unresolved"
+        return (not good, not f["held"], f["ts"] or "~", f["session"], f["action"])
+
+    held = sorted(fixes.values(), key=rank)
+    fixed_by = {f["action"] for f in held}
+    attempts = [{"action": t["action"], "sessions": len(t["sessions"])} for t in sorted(tried.values(), key=lambda t: t["action"])
+                if t["action"] not in fixed_by]
+    return {"seen": len(rows), "sessions": len({(r["origin"], r["session"]) for r in rows}), "fixes": held,
+            "attempts": attempts}
+
+
+def _ts(ts: datetime | None) -> str | None:
+    return iso(ts)

@@ -1,0 +1,56 @@
+"""A corpus, an index and a live server for the serve tests (started on 127.0.0.1, a free port)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from index_sessions import claude_session, nvrtc_fixed, ptxas_catch22, ptxas_fixed, write
+
+SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token shape the masking knows
+XSS = "<script>alert('x')</script><img src=x onerror=alert(1)>"
+
+
+def hostile_session() -> str:
+    """A failure whose text carries markup and a secret: neither may reach a page as such."""
+    out = f"ImportError: libnvrtc.so.13: cannot open shared object file: No such file or directory {XSS} token={SECRET}"
+    return claude_session("sess-hostile", "2026-02-01T09:00:00", [("python -c 'import sgl_kernel'", out, True)])
+
+
+def build_corpus(root: Path) -> Path:
+    write(root / "ptxas.jsonl", ptxas_fixed())
+    write(root / "nvrtc.jsonl", nvrtc_fixed())
+    write(root / "c22.jsonl", ptxas_catch22())
+    write(root / "hostile.jsonl", hostile_session())
+    return root
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def running(app: object) -> Iterator[str]:
+    """Serve `app` with uvicorn in a thread; yields its base URL; stops it on the way out."""
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))  # type: ignore[arg-type]
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
