@@ -9,6 +9,8 @@ from logsleuth.cli import classify as _classify  # noqa: F401
 from logsleuth.cli import events as _events  # noqa: F401
 from logsleuth.cli import index as _index  # noqa: F401
 from logsleuth.cli import patterns as _patterns  # noqa: F401
+from logsleuth.cli import serve as _serve  # noqa: F401
+from logsleuth.cli import sessions as _sessions  # noqa: F401
 from logsleuth.cli.app import app, fail
 from logsleuth.errors import ExitCode
 
@@ -24,7 +26,11 @@ def main(argv: list[str] | None = None) -> int:
         if name == "Exit":
             return int(getattr(exc, "exit_code", 0))
         if hasattr(exc, "show") and hasattr(exc, "exit_code") and name != "Abort":
-            exc.show()
+            # one line, as every other error (click's own show() prints four)
+            ctx = getattr(exc, "ctx", None)
+            cmd = getattr(ctx, "command_path", None) or "logsleuth"
+            msg = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+            sys.stderr.write(f"logsleuth: error: {msg} (hint: see `{cmd} --help`)\n")
             return int(ExitCode.USAGE)
         return fail(exc)
     except KeyboardInterrupt as exc:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import typer
 
-from logsleuth.cli.app import app, emit
+from logsleuth.cli.app import app, emit, open_with_system, reader_format_hint
+from logsleuth.errors import UsageError
 
 
 class ReportFormat(enum.StrEnum):
@@ -26,44 +27,106 @@ FILE_ARG = typer.Argument(..., help="A transcript, log, folder, or - for stdin (
 FORMAT_OPT = typer.Option(None, "--format", help="Force a reader instead of detecting.")
 PATTERNS_OPT = typer.Option([], "--patterns", help="Extra pattern directories (override built-ins by id).")
 SESSION_OPT = typer.Option(None, "--session", help="Which session of a multi-session input (default: the largest).")
+STRICT_OPT = typer.Option(False, "--strict", help="Fail (exit 3) instead of warning when the reader skipped part of the input.")
 
 
 def _write(out: Path | None, data: str | bytes) -> None:
     if out is None:
         emit(data)
         return
+    from logsleuth.errors import InputError, Location, UsageError
+    from logsleuth.termsafe import inert
+
+    if not out.name or out.is_dir():  # `-o /`, `-o .`, `-o some/folder`
+        raise UsageError(f"-o {out}: is a folder", hint="give a file name, e.g. -o report.md")
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_bytes(data.encode() if isinstance(data, str) else data)
-    tmp.replace(out)
+    try:
+        tmp.write_bytes(inert(data.encode() if isinstance(data, str) else data))  # a file is cat'ed later
+        tmp.replace(out)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror or exc}", Location(str(out)), "check the folder exists and is writable") from None
+
+
+_EXTENSIONS = {".md": ReportFormat.md, ".markdown": ReportFormat.md, ".html": ReportFormat.html,
+               ".htm": ReportFormat.html, ".json": ReportFormat.json}
+
+
+def report_format(output: Path | None, chosen: ReportFormat | None) -> ReportFormat:
+    """`-O` when given, else what `-o`'s extension says (report.html -> html), else markdown."""
+    if chosen is not None:
+        return chosen
+    if output is not None:
+        return _EXTENSIONS.get(output.suffix.lower(), ReportFormat.md)
+    return ReportFormat.md
+
+
+def _page_markdown(text: str) -> None:
+    """The markdown rendered by rich, through the pager when it is longer than the screen."""
+    import os
+
+    from rich.markdown import Markdown
+
+    from logsleuth.cli.app import console
+
+    con = console()
+    os.environ.setdefault("LESS", "-FRX")  # colours through less; quit at once when it fits
+    with con.pager(styles=con.color_system is not None):
+        con.print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
 
 
 @app.command()
 def analyze(
     file: str = FILE_ARG,
-    output: Path | None = typer.Option(None, "-o", "--output", help="Write here instead of stdout."),
-    output_format: ReportFormat = typer.Option(ReportFormat.md, "--output-format", "-O"),
+    output: Path | None = typer.Option(None, "-o", "--output", help="Write here instead of stdout (the extension picks the format: .md, .html, .json)."),
+    output_format: ReportFormat | None = typer.Option(
+        None, "--output-format", "-O", help="md, html or json (default: from -o's extension, else md)."
+    ),
+    open_report: bool = typer.Option(False, "--open", help="Open the written report with the system's opener (without -o: a temporary file)."),
     no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets in the output (default: masked)."),
     redact_hosts: bool = typer.Option(False, "--redact-hosts", help="Also mask IPs, host names and user names."),
     format: str | None = FORMAT_OPT,
     patterns: list[str] = PATTERNS_OPT,
     session: str | None = SESSION_OPT,
+    strict: bool = STRICT_OPT,
 ) -> None:
     """Write the narrative postmortem of a session (markdown, HTML or JSON)."""
     from logsleuth.analysis import analyze as run
+    from logsleuth.cli.app import stdout_is_terminal, use_color
     from logsleuth.render import postmortem
 
+    reader_format_hint(format, tuple(ReportFormat))
+    fmt = report_format(output, output_format)
+    if output is not None and not output.parent.is_dir():
+        raise UsageError(f"cannot write {output}: no such directory {output.parent}",
+                         hint="create the directory first, or give -o a path in an existing one")
+    if open_report and output is None:
+        import tempfile
+
+        output = Path(tempfile.mkdtemp(prefix="logsleuth-")) / f"report.{fmt.value}"
     # handed over, not kept: the renderer frees the analysis (its events table above all) once
     # its context is built, so this frame must hold no reference to it
     held = [run(file, format, patterns, session=session)]
+    from logsleuth.ingest import coverage
+
+    coverage.check(held[0].transcript, strict=strict)
     redact = not no_redact
-    if output_format is ReportFormat.json:
+    if fmt is ReportFormat.json:
         from logsleuth import jsonout
 
         _write(output, jsonout.dumps(postmortem.analysis_document(held.pop(), redact=redact, redact_hosts=redact_hosts)))
-    elif output_format is ReportFormat.html:
+    elif fmt is ReportFormat.html:
         _write(output, postmortem.render_html(held.pop(), redact=redact, redact_hosts=redact_hosts))
     else:
-        _write(output, postmortem.render_markdown(held.pop(), redact=redact, redact_hosts=redact_hosts))
+        text = postmortem.render_markdown(held.pop(), redact=redact, redact_hosts=redact_hosts)
+        if output is None and stdout_is_terminal() and use_color():
+            _page_markdown(text)
+        else:
+            _write(output, text)
+    if open_report and output is not None:
+        import sys
+
+        sys.stderr.write(f"logsleuth: opening {output}\n")
+        open_with_system(output)
 
 
 @app.command()
@@ -80,6 +143,7 @@ def explain(
     from logsleuth.analysis import analyze as run
     from logsleuth.render import explain as explain_render
 
+    reader_format_hint(format, ("md", "json"))
     an = run(file, format, patterns, session=session)
     _write(output, explain_render.render_explain(an, message, redact=not no_redact))
 
@@ -88,15 +152,25 @@ def explain(
 def graph(
     file: str = FILE_ARG,
     output_format: GraphFormat = typer.Option(GraphFormat.json, "--output-format", "-O"),
+    no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets in the output (default: masked)."),
     format: str | None = FORMAT_OPT,
     patterns: list[str] = PATTERNS_OPT,
     session: str | None = SESSION_OPT,
+    strict: bool = STRICT_OPT,
 ) -> None:
     """Print the causal graph: failures, actions, chain, catch-22s, pivots, outcome, recipe."""
     from logsleuth.analysis import analyze as run
     from logsleuth.render import graph as graph_render
 
+    reader_format_hint(format, tuple(GraphFormat))
     an = run(file, format, patterns, session=session, with_reasoning=False)
+    from logsleuth.ingest import coverage
+
+    coverage.check(an.transcript, strict=strict)
+    if not no_redact:  # the one masking pass of every output
+        from logsleuth.render.masking import redact_analysis
+
+        an = redact_analysis(an)[0]
     if output_format is GraphFormat.dot:
         emit(graph_render.to_dot(an.graph))
     elif output_format is GraphFormat.mermaid:

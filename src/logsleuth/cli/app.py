@@ -9,22 +9,33 @@ from __future__ import annotations
 import enum
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import typer
 
-from logsleuth.errors import ExitCode, LogsleuthError, exit_code_for
+from logsleuth.errors import ExitCode, LogsleuthError, UsageError, exit_code_for
 
 app = typer.Typer(
     name="logsleuth",
     help="Explain long GPU-stack debugging sessions: what failed, in what order, what fixed it.",
     no_args_is_help=True,
-    add_completion=False,
+    # typer's own --install-completion/--show-completion (docs/cli.md, "Shell completion")
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-_state: dict[str, Any] = {"debug": False}
+_state: dict[str, Any] = {"debug": False, "color": "auto"}
+
+
+class Color(enum.StrEnum):
+    """`--color`: colour and rich rendering on a terminal (auto), always, or never."""
+
+    auto = "auto"
+    always = "always"
+    never = "never"
 
 
 class TableOrJson(enum.StrEnum):
@@ -34,17 +45,110 @@ class TableOrJson(enum.StrEnum):
     json = "json"
 
 
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            v = version("logsleuth")
+        except PackageNotFoundError:  # a source tree that was never installed
+            v = "unknown"
+        sys.stdout.write(f"logsleuth {v}\n")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show tracebacks for errors."),
+    color: Color = typer.Option(
+        Color.auto, "--color", help="Colour and rich terminal output: auto (a terminal without NO_COLOR), always, never."
+    ),
+    _show_version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+    max_input: str | None = typer.Option(
+        None, "--max-input", metavar="SIZE",
+        help="Most bytes a compressed input may expand to or a stream may hold (default 2G; $LOGSLEUTH_MAX_INPUT).",
+    ),
 ) -> None:
     _state["debug"] = debug or bool(os.environ.get("LOGSLEUTH_DEBUG"))
+    if max_input is not None:
+        from logsleuth.errors import UsageError
+        from logsleuth.ingest.bounds import MAX_INPUT_ENV, parse_size
+
+        if not parse_size(max_input):
+            raise UsageError(f"--max-input {max_input!r} is not a size", hint="e.g. 4G, 512M, 1000000")
+        os.environ[MAX_INPUT_ENV] = max_input  # index workers inherit it
+    _state["color"] = color.value
+
+
+def stdout_is_terminal() -> bool:
+    try:
+        isatty = getattr(sys.stdout, "isatty", None)  # a test or a host may swap in a plain writer
+        return bool(isatty and isatty())
+    except ValueError:  # a closed stdout
+        return False
+
+
+def use_color() -> bool:
+    """Colour (and rich rendering) for stdout: `--color`, else a terminal without NO_COLOR set."""
+    choice = _state["color"]
+    if choice == "always":
+        return True
+    if choice == "never" or os.environ.get("NO_COLOR"):
+        return False
+    return stdout_is_terminal()
+
+
+def console(width: int | None = None) -> Any:
+    """A rich console on stdout that colours only when `use_color` says so."""
+    from rich.console import Console
+
+    color = use_color()
+    return Console(force_terminal=color, no_color=not color, color_system="auto" if color else None,
+                   highlight=False, width=width, soft_wrap=False)
+
+
+def reader_format_hint(format: str | None, outputs: tuple[str, ...]) -> None:
+    """`--format` names a reader; `--format json` almost always meant the output format."""
+    aliases = {"markdown": "md", "htm": "html"}
+    wanted = aliases.get((format or "").lower(), (format or "").lower())
+    if format and wanted in outputs:
+        raise UsageError(
+            f"--format chooses the input reader, and '{format}' is not a reader",
+            hint=f"did you mean `-O {wanted}` (--output-format)?",
+        )
+
+
+def open_with_system(path: Path) -> None:
+    """Open a written report with the system's opener (`$LOGSLEUTH_OPENER`, xdg-open, open, start)."""
+    import shlex
+    import subprocess
+
+    opener = os.environ.get("LOGSLEUTH_OPENER")
+    if opener:
+        cmd = [*shlex.split(opener), str(path)]
+    elif sys.platform == "darwin":
+        cmd = ["open", str(path)]
+    elif sys.platform == "win32":  # pragma: no cover - not run on the CI
+        os.startfile(str(path))  # type: ignore[attr-defined]
+        return
+    else:
+        cmd = ["xdg-open", str(path)]
+    try:
+        subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+    except OSError as exc:
+        raise UsageError(f"cannot run the opener {cmd[0]!r}: {exc.strerror or exc}",
+                         hint=f"the report is at {path}; set LOGSLEUTH_OPENER to a program that opens it") from exc
 
 
 def emit(text: str | bytes) -> None:
     """Write a command's result to stdout (bytes or text), ending with one newline."""
+    from logsleuth.termsafe import inert
+
     out = sys.stdout.buffer
-    data = text.encode() if isinstance(text, str) else text
+    data = inert(text.encode() if isinstance(text, str) else text)  # a transcript never drives the terminal
     out.write(data)
     if not data.endswith(b"\n"):
         out.write(b"\n")

@@ -54,8 +54,44 @@ def _summary_text(s: Any) -> str:
         f"{len(s.errors)} error(s)",
         f"index: {s.total_files} file(s), {s.total_findings} finding(s)",
     ]
-    lines += [f"error: {e}" for e in s.errors]
+    lines += [f"not used: {e}" for e in s.errors]
     return "\n".join(lines)
+
+
+def _unused_inputs(roots: list[str]) -> list[str]:
+    """Files under the folders given that no reader could use, each with why (empty, binary, …).
+
+    Text files that are simply not logs (README.md, code) are left out on purpose, not reported."""
+    import os
+
+    from logsleuth import ingest
+    from logsleuth.ingest import _reject_unreadable
+    from logsleuth.ingest.base import make_probe
+    from logsleuth.ingest.detect import detect
+
+    out: list[str] = []
+    for root in roots:
+        if not os.path.isdir(root):
+            continue
+        taken = set(ingest.discover(root))
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if os.path.join(dirpath, d) not in taken and d != "subagents")
+            for name in sorted(filenames):
+                child = os.path.join(dirpath, name)
+                if child in taken:
+                    continue
+                if not os.path.isfile(child):  # a FIFO (opening it blocks until a writer comes), a socket
+                    out.append(f"{child}: not a regular file (skipped)")
+                    continue
+                try:
+                    probe = make_probe(child)
+                    _reject_unreadable(probe)
+                    detect(probe)
+                except InputError as exc:
+                    out.append(exc.one_line())
+                except OSError as exc:
+                    out.append(f"{child}: {exc.strerror or exc}")
+    return sorted(out)
 
 
 @app.command()
@@ -71,6 +107,9 @@ def index(
     output_format: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O"),
     jobs: int | None = typer.Option(
         None, "--jobs", "-j", min=1, help="Processes analysing inputs side by side (default: the cores, at most 4; $LOGSLEUTH_INDEX_JOBS)."
+    ),
+    origin: str | None = typer.Option(
+        None, "--origin", help="Who or which machine these inputs come from (default: the host name): the same path from two origins is two inputs."
     ),
 ) -> None:
     """Build or update the Parquet index of findings and what resolved them."""
@@ -88,17 +127,18 @@ def index(
         roots += found
     if not roots:
         raise UsageError("nothing to index", hint="give PATH… or --auto")
+    unused = _unused_inputs(roots)
     with _progress_bar() as progress:
         summary = index_mod.build(
             roots, db, library=library(tuple(patterns), builtin), wait=not no_wait, force=force, keep_deleted=keep_deleted, progress=progress,
-            jobs=jobs,
+            jobs=jobs, origin=origin,
         )
     if output_format is TableOrJson.json:
         from logsleuth import jsonout
 
-        emit(jsonout.dumps(summary.to_dict()))
+        emit(jsonout.dumps(summary.to_dict() | {"not_used": unused}))
     else:
-        emit(_summary_text(summary))
+        emit(_summary_text(summary) + "".join(f"\nnot used: {u}" for u in unused))
     if summary.errors and not (summary.files or summary.unchanged):
         raise typer.Exit(int(ExitCode.INPUT))
 
@@ -120,6 +160,15 @@ def search(
 
     if query == "-":
         query = sys.stdin.read()
+    lib = search_mod.library(tuple(patterns), builtin)
+    if category is not None and lib.categories and category not in lib.categories:
+        import difflib
+
+        close = difflib.get_close_matches(category, sorted(lib.categories), n=1)
+        raise UsageError(
+            f"unknown category '{category}'",
+            hint=(f"did you mean '{close[0]}'? " if close else "") + "one of: " + ", ".join(sorted(lib.categories)),
+        )
     result = search_mod.search(
         query,
         db=db,
@@ -127,7 +176,7 @@ def search(
         category=category,
         since=search_mod.parse_since(since),
         limit=limit,
-        lib=search_mod.library(tuple(patterns), builtin),
+        lib=lib,
     )
     if output_format is TableOrJson.json:
         from logsleuth import jsonout
@@ -137,3 +186,5 @@ def search(
         emit(search_mod.render_table(result))
     if files and result.errors and len(result.errors) >= len(files) and not result.hits:
         raise InputError(result.errors[0])
+    if not result.hits:  # as grep and ripgrep: 1 when nothing was found
+        raise typer.Exit(int(ExitCode.FINDINGS))

@@ -6,11 +6,15 @@ from functools import cache
 from typing import Any
 
 from logsleuth.analysis import Analysis
+from logsleuth.ingest.coverage import intro_notes
 from logsleuth.link import action_label
+from logsleuth.model import Severity
 from logsleuth.render import graph as graph_render
+from logsleuth.render import refs
 from logsleuth.render.story import Story, finding_rows
 
 TIMELINE_LIMIT = 80
+ROAD_LIMIT = 60  # steps of the HTML road (a crash loop has hundreds); the timeline keeps the ends
 
 
 def build_context(an: Analysis) -> dict[str, Any]:
@@ -18,7 +22,8 @@ def build_context(an: Analysis) -> dict[str, Any]:
     g = an.graph
     return {
         "title": st.title(),
-        "intro": st.intro(),
+        # what the reader could not use and the file's other sessions (ingest/coverage.py)
+        "intro": {**st.intro(), "coverage": intro_notes(an.transcript, an.session)},
         "road": st.road(),
         "success": st.success(),
         "catch22": st.catch22(),
@@ -36,6 +41,8 @@ def build_context(an: Analysis) -> dict[str, Any]:
         "primary": an.primary.to_dict() if an.primary else None,
         "graph": g.to_dict(),
         "unclassified": [_unclassified(u) for u in an.unclassified],
+        # a plain log is told in lines: "line 49", "the log", not messages and a transcript
+        "record": "log" if refs.style().unit == "line" else "transcript",
     }
 
 
@@ -88,7 +95,7 @@ def _env() -> Any:
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.filters["cite"] = lambda seq: f"[msg {seq}]" if seq is not None else ""
+    env.filters["cite"] = refs.cite
     env.filters["code"] = _inline_code
     return env
 
@@ -136,29 +143,63 @@ def prepared(an: Analysis, redact: bool, hosts: bool) -> tuple[Analysis, int]:
 
 def render_markdown(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> str:
     an, masked = prepared(an, redact, redact_hosts)
-    ctx = build_context(an)
-    # the context is plain data: a caller that handed the analysis over (the CLI) has its events
-    # table and objects freed before the context is redacted and the template runs
-    del an
-    ctx, n = _redacted(ctx, redact, redact_hosts)
-    ctx["redactions"] = masked + n
-    return str(_env().get_template("postmortem.md.j2").render(**ctx))
+    with refs.citing(an):
+        ctx = build_context(an)
+        # the context is plain data: a caller that handed the analysis over (the CLI) has its events
+        # table and objects freed before the context is redacted and the template runs
+        del an
+        ctx, n = _redacted(ctx, redact, redact_hosts)
+        ctx["redactions"] = masked + n
+        return str(_env().get_template("postmortem.md.j2").render(**ctx))
 
 
 def render_html(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> str:
     from markupsafe import Markup
 
+    from logsleuth.render import transcript
     from logsleuth.render.svg import chain_svg
 
     an, masked = prepared(an, redact, redact_hosts)
-    ctx = build_context(an)
-    # built from the (already masked) graph, with every label escaped in svg.py
-    svg = chain_svg(an.graph, an.category_title)
-    del an  # as in render_markdown
-    ctx, n = _redacted(ctx, redact, redact_hosts)
-    ctx["redactions"] = masked + n
-    ctx["svg"] = Markup(svg)
-    return str(_env().get_template("postmortem.html.j2").render(**ctx))
+    with refs.citing(an) as st:
+        ctx = build_context(an)
+        # built from the (already masked) graph, with every label escaped in svg.py
+        svg = chain_svg(an.graph, an.category_title)
+        flagged = frozenset(f.seq for f in an.findings if f.severity.rank >= Severity.ERROR.rank)
+        ctx["transcript"] = transcript.entries(an.events, st, transcript.cited(ctx, st), flagged)
+        ctx["road_groups"], ctx["road_hidden"] = fold_road(ctx["road"])
+        del an  # as in render_markdown
+        ctx, n = _redacted(ctx, redact, redact_hosts)
+        ctx["redactions"] = masked + n
+        ctx["svg"] = Markup(svg)
+        html = str(_env().get_template("postmortem.html.j2").render(**ctx))
+    return link_refs(html, {i["id"] for i in ctx["transcript"]["items"] if i.get("id")})
+
+
+def fold_road(road: list[dict[str, Any]], limit: int = ROAD_LIMIT) -> tuple[list[dict[str, Any]], int]:
+    """The road's steps with a failure that came straight back folded into its first step
+    (`again`: the later steps), at most `limit` groups; and the number of groups left out."""
+    groups: list[dict[str, Any]] = []
+    for step in road:
+        if groups and groups[-1]["step"].get("id") == step.get("id") and not groups[-1]["step"].get("fix"):
+            groups[-1]["again"].append(step)
+            continue
+        groups.append({"number": len(groups) + 1, "step": step, "again": []})
+    return groups[:limit], max(0, len(groups) - limit)
+
+
+def link_refs(html: str, anchors: set[str]) -> str:
+    """Every `[msg N]`/`[line N]` of the page body a link to its transcript entry (when embedded).
+
+    Only text outside the chain drawing and the transcript itself is linked; user text cannot put
+    a reference inside an attribute (the template writes none from it)."""
+    import re
+
+    def link(m: re.Match[str]) -> str:
+        ident = refs.anchor(m.group(1), int(m.group(2)))
+        return f'<a class="ref" href="#{ident}">{m.group(0)}</a>' if ident in anchors else m.group(0)
+
+    pieces = re.split(r"(<svg.*?</svg>|<section id=\"transcript\">.*?</section>|<title>.*?</title>)", html, flags=re.S)
+    return "".join(p if i % 2 else refs.REF_RE.sub(link, p) for i, p in enumerate(pieces))
 
 
 def analysis_document(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> dict[str, Any]:
@@ -166,7 +207,8 @@ def analysis_document(an: Analysis, *, redact: bool = True, redact_hosts: bool =
     from logsleuth import jsonout
 
     an, masked = prepared(an, redact, redact_hosts)
-    ctx = build_context(an)
+    with refs.citing(an):
+        ctx = build_context(an)
     doc = {
         "report": an.transcript.report.to_dict(),
         "session": an.session,

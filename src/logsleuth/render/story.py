@@ -207,7 +207,7 @@ class Story:
         """What fixed the episode (the graph's re-run resolution): the changes, where it was seen
         gone, and whether that held."""
         res = self.g.resolutions.get(ep_id)
-        if res is None or res.at is None and res.held is None:
+        if res is None or (res.at is None and res.held is None):
             return None
         if not res.fixed_by:
             return {"text": None, "seq": None, "at": res.at, "held": res.held}

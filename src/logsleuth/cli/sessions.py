@@ -1,0 +1,45 @@
+"""`logsleuth sessions FILE…` and `logsleuth sessions --db DIR`: one line per session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from logsleuth.cli.app import TableOrJson, app, emit, reader_format_hint
+from logsleuth.errors import UsageError
+
+
+@app.command()
+def sessions(
+    paths: list[str] = typer.Argument(None, help="Transcripts, logs or folders (analysed now)."),
+    db: Path | None = typer.Option(None, "--db", help="List the sessions of this index instead (see `index`)."),
+    format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting."),
+    patterns: list[str] = typer.Option([], "--patterns", help="Extra pattern directories (override built-ins by id)."),
+    output_format: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O"),
+) -> None:
+    """One line per session: id, format, start, duration, events, failures, outcome, root cause."""
+    from logsleuth import sessions as sessions_mod
+
+    reader_format_hint(format, tuple(TableOrJson))
+    if paths and db is not None:
+        raise UsageError("give FILE… or --db, not both", hint="`logsleuth sessions s.jsonl` or `logsleuth sessions --db DIR`")
+    if paths:
+        from logsleuth.search import library
+
+        rows = sessions_mod.from_inputs(paths, format, library(tuple(patterns)))
+    else:
+        from logsleuth.index_files import default_dir
+
+        where = db if db is not None else default_dir()
+        if not where.is_dir():
+            raise UsageError(f"no index at {where}", hint="build one with `logsleuth index PATH…`, or give FILE…")
+        rows = sessions_mod.from_index(where)
+    if output_format is TableOrJson.json:
+        from logsleuth import jsonout
+
+        emit(jsonout.dumps({"sessions": [r.to_dict() for r in rows]}))
+    else:
+        from logsleuth.cli.classify import show_table, table_width
+
+        show_table(sessions_mod.table(rows, width=table_width()))

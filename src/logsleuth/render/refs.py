@@ -1,0 +1,76 @@
+"""The one place that formats a reference to an event: `[msg N]` in a transcript, `[line N]` in a log.
+
+Reports cite the event seq everywhere (`Story`, the templates, the chain drawings). A plain log has
+no messages, so its reports cite the source line a reader can open the log at instead. The style is
+set once per rendering (`citing`) and read by `cite`, so the prose builders need no extra argument.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from logsleuth.analysis import Analysis
+
+
+@dataclass(frozen=True, slots=True)
+class CiteStyle:
+    unit: str = "msg"  # "msg" (seq) or "line" (source line)
+    lines: Mapping[int, int] = field(default_factory=dict)  # seq -> source line, for "line"
+
+    def number(self, seq: int) -> int:
+        return self.lines.get(seq, seq) if self.unit == "line" else seq
+
+
+_DEFAULT = CiteStyle()
+_STYLE: ContextVar[CiteStyle | None] = ContextVar("logsleuth_cite_style", default=None)
+
+# what `cite` produces, for renderers that turn references into links (the HTML report)
+REF_RE = re.compile(r"\[(msg|line) (\d+)\]")
+
+
+def style() -> CiteStyle:
+    return _STYLE.get() or _DEFAULT
+
+
+def cite(seq: int | None) -> str:
+    """`[msg 12]` (transcripts) or `[line 49]` (plain logs); empty for no event."""
+    if seq is None:
+        return ""
+    st = style()
+    return f"[{st.unit} {st.number(seq)}]"
+
+
+def is_log(events: Any) -> bool:
+    """A record made of log lines only (no user, assistant or tool messages)."""
+    roles = set(events["role"].unique().to_list()) if events.height else set()
+    return bool(roles) and roles <= {"log"}
+
+
+def style_for(an: Analysis) -> CiteStyle:
+    events = an.events  # a filter per access: once
+    if not is_log(events):
+        return CiteStyle()
+    ev = events.select("seq", "line")
+    return CiteStyle("line", dict(zip(ev["seq"].to_list(), ev["line"].to_list(), strict=True)))
+
+
+@contextmanager
+def citing(an: Analysis | CiteStyle) -> Iterator[CiteStyle]:
+    """Cite in the style that fits `an` while the block runs (nests; restored afterwards)."""
+    st = an if isinstance(an, CiteStyle) else style_for(an)
+    token = _STYLE.set(st)
+    try:
+        yield st
+    finally:
+        _STYLE.reset(token)
+
+
+def anchor(unit: str, number: int) -> str:
+    """The id of the transcript entry a reference links to in the HTML report."""
+    return f"{unit}-{number}"
