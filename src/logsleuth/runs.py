@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -21,7 +20,6 @@ import polars as pl
 from logsleuth.actions.shellparse import Cmd, argv_commands, basename, commands
 from logsleuth.actions.toolcalls import is_edit_tool, is_read_tool, is_shell_tool, looks_like_command
 from logsleuth.model import Finding, Run, RunRole, RunStatus, Target
-
 
 # Environment switches that make a program say more, never behave differently: not fixes.
 DIAGNOSTIC_ENV = re.compile(
@@ -139,9 +137,9 @@ def target_of(cmd: Cmd) -> Target | None:
         return t("docker", f"docker {ops[0]}", ())
     if prog in ("bash", "sh", "zsh") and ops and ops[0].endswith(".sh"):
         return t("exec", f"bash {ops[0]}", ops[:1])
-    if argv[0].startswith(("./", "../")) or (argv[0].startswith("/") and "/bin/" not in argv[0] and "/usr/" not in argv[0]):
-        if prog not in _LOOK:
-            return t("exec", argv[0], (argv[0],))
+    own = argv[0].startswith(("./", "../")) or (argv[0].startswith("/") and "/bin/" not in argv[0] and "/usr/" not in argv[0])
+    if own and prog not in _LOOK:  # the user's own program: ./build/app
+        return t("exec", argv[0], (argv[0],))
     from logsleuth.actions.launch import launch_info
 
     info = launch_info(tuple(argv))
@@ -234,7 +232,7 @@ def _probe(cmd: Cmd) -> bool:
     prog = basename(argv[0])
     if _PYTHON.match(prog):
         rest = [a for a in argv[1:] if a not in ("-u", "-B", "-I", "-E", "-s", "-q")]
-        return bool(rest[:1]) and rest[0] in ("-c", "-") or (not rest and any(r.body for r in cmd.redirects))
+        return (bool(rest[:1]) and rest[0] in ("-c", "-")) or (not rest and any(r.body for r in cmd.redirects))
     return prog in ("node", "ruby", "perl") and bool(set(argv[1:2]) & {"-e", "-p"})
 
 
@@ -310,7 +308,7 @@ def classify_call(tool: str | None, text: str) -> tuple[RunRole, tuple[Target, .
             continue
         if _probe(c):
             probe = True
-        elif _is_fix(c) and not (c.argv and not c.assigns and False):
+        elif _is_fix(c):
             fix = True
     if targets:
         return RunRole.GOAL, tuple(dict.fromkeys(targets)), tuple(env), cwd, False
