@@ -100,8 +100,8 @@ def _fixes(an: Any) -> dict[str, tuple[list[str], bool | None]]:
 
 
 def evaluate_session(folder: Path, library: Any) -> SessionResult:
-    from logsleuth.analysis import analyze_transcript
     from logsleuth import ingest
+    from logsleuth.analysis import analyze_transcript
     from logsleuth.render.postmortem import build_context, render_markdown
 
     labels = json.loads((folder / "labels.json").read_text())

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 QUOTED_OUTPUT_FORMATS = frozenset({"aider"})
 # Categories the linker makes, not the library: a goal run that passed is a success of its own.
-_LINKER_TITLES = {"goal_passed": "The goal ran and passed"}
+_LINKER_TITLES = {"goal_passed": "The goal ran and passed", "goal_failed": "A goal command failed"}
 
 
 @dataclass(frozen=True)
@@ -161,6 +161,9 @@ def with_root_cause(
         return list(findings), primary
     chosen = ep.first
     out = [dataclasses.replace(f, primary=f == chosen) if f.primary or f == chosen else f for f in findings]
+    if chosen not in findings:  # a goal run that failed with no pattern: the linker's own finding
+        out.append(dataclasses.replace(chosen, primary=True))
+        out.sort(key=lambda f: (f.session, f.seq, -f.priority, f.pattern))
     return out, next((f for f in out if f.primary), None)
 
 

@@ -94,6 +94,8 @@ def link(
     log_seqs = set(events.filter(pl.col("role") == "log")["seq"].to_list()) if events.height else set()
     main = _incidents(main, fixes, findings, log_seqs)
     main, notes = split_notes(main, idx, events)
+    if idx.goals:
+        main = sorted((*main, *_unexplained_failures(idx, main, notes, failed_attempts, events)), key=lambda f: f.seq)
     episodes = _episodes(main)
     occurrences = sorted((seq, ep.id) for ep in episodes for seq in ep.occurrences)
     by_id = {ep.id: ep for ep in episodes}
@@ -232,6 +234,68 @@ def _run_success(run: Run, findings: Sequence[Finding], events: pl.DataFrame) ->
         fingerprint=names,
         ts=row["ts"],
     )
+
+
+_TELLING = re.compile(
+    r"error|fatal|failed|failure|cannot|can't|could not|not found|no such|denied|refused|rejected|ignored|invalid|"
+    r"unable|exception|traceback|abort|✘|hint:",
+    re.I,
+)
+
+
+def _unexplained_failures(
+    idx: RunIndex,
+    main: Sequence[Finding],
+    notes: Sequence[Finding],
+    failed_attempts: Sequence[tuple[Action, Finding]],
+    events: pl.DataFrame,
+) -> list[Finding]:
+    """A goal run that failed with no pattern to say why (a pre-commit hook, `git add` of an ignored
+    path, a test runner the library does not know) is still a failure of the story: one finding per
+    run, named by its target, quoting the output's most telling lines rather than `Exit code 1`."""
+    known = {f.seq for f in main} | {f.seq for f in notes} | {f.seq for _, f in failed_attempts}
+    runs = [r for r in idx.goals if r.status.value == "failed" and r.result_seq is not None and r.result_seq not in known]
+    if not runs:
+        return []
+    rows = {
+        r["seq"]: r
+        for r in events.filter(pl.col("seq").is_in([r.result_seq for r in runs])).select(
+            "seq", "source", "line", "text", "ts", "session"
+        ).iter_rows(named=True)
+    }
+    out = []
+    for r in runs:
+        row = rows.get(r.result_seq)
+        if row is None:
+            continue
+        names = " && ".join(t.name for t in r.targets) or r.command.split("\n", 1)[0][:80]
+        out.append(
+            Finding(
+                pattern="goal-run-failed",
+                category="goal_failed",
+                severity=Severity.ERROR,
+                priority=0,
+                session=row["session"],
+                seq=int(row["seq"]),
+                source=row["source"] or "",
+                line=row["line"] or 0,
+                text=telling_lines(row["text"] or ""),
+                captures={"target": names},
+                fingerprint=names,
+                explanation=f"`{names}` failed, and no pattern of the library names the failure: the output says why.",
+                ts=row["ts"],
+            )
+        )
+    return out
+
+
+def telling_lines(text: str, limit: int = 4) -> str:
+    """The lines of an output that say what went wrong: from the first line that reads like an
+    error (not the `Exit code 1` header a tool puts first), else the first lines."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    body = [ln for ln in lines if not re.match(r"^\s*(Exit code|Process exited with code|exit status)\b", ln, re.I)]
+    start = next((i for i, ln in enumerate(body) if _TELLING.search(ln)), 0)
+    return "\n".join(body[start : start + limit]) or text[:300]
 
 
 def _legacy_root(

@@ -251,6 +251,7 @@ class Target:
     name: str
     args: tuple[str, ...]  # the operands that make it this target (goals, test paths, script)
     host: str = ""
+    argv: tuple[str, ...] = field(default=(), compare=False)  # the command as run (flags and all)
 
     def covers(self, other: Target) -> bool:
         """Does a passing run of self show that `other` passes too? (`make check` runs `make`'s

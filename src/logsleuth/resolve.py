@@ -177,7 +177,7 @@ def resolve(
         if at_last is not None:
             start = _run_start(idx, occ[-1])
             window = _between(fixes, fix_seqs, start, at_last.seq + 1)
-            fixed = _bearing(window, ep, at_last)
+            fixed = (*_rerun_changes(idx.at.get(occ[-1]), at_last, ep), *_bearing(window, ep, at_last))
             held = True if fixed else None
         else:  # never resolved at the end: did an earlier occurrence clear for a while?
             for k in range(len(occ) - 1):
@@ -191,6 +191,32 @@ def resolve(
         tried = [a for a in _between(fixes, fix_seqs, first_run, stop) if all(a is not b for b in fixed)]
         out[ep.id] = Resolution(ep.id, at_last.seq if at_last else None, fixed, held, tuple(tried))
     return out
+
+
+def _rerun_changes(failed: Run | None, passed: Run, ep: Episode) -> tuple[Action, ...]:
+    """The flags the re-run added or dropped (`git push` -> `git push --set-upstream origin b`): a
+    change in effect like any other, made on the command line of the run that passed."""
+    if failed is None:
+        return ()
+    for b in failed.targets:
+        a = next((a for a in passed.targets if a.covers(b) and a.argv and b.argv), None)
+        if a is None or a.argv == b.argv:
+            continue
+        f = ep.first
+        base = {"session": f.session, "seq": passed.seq, "source": f.source, "line": f.line, "raw": passed.command,
+                "command": " ".join(a.argv)[:300], "ts": None}
+        out = [Action(ActionKind.FLAG_ADDED, x, _value_after(a.argv, x), **base)
+               for x in a.argv[1:] if x.startswith("-") and x not in b.argv and x not in DIAGNOSTIC_FLAGS]
+        out += [Action(ActionKind.FLAG_REMOVED, x, None, **base)
+                for x in b.argv[1:] if x.startswith("-") and x not in a.argv and x not in DIAGNOSTIC_FLAGS]
+        return tuple(out)
+    return ()
+
+
+def _value_after(argv: Sequence[str], flag: str) -> str | None:
+    i = argv.index(flag)
+    nxt = argv[i + 1] if i + 1 < len(argv) else None
+    return nxt if nxt is not None and not nxt.startswith("-") else None
 
 
 def _run_start(idx: RunIndex, seq: int) -> int:
@@ -373,7 +399,10 @@ def root_cause(
         open_eps = [ep for ep in episodes if resolutions[ep.id].at is None]
         if open_eps:
             return max(open_eps, key=lambda e: e.occurrences[-1]).id
-    return episodes[-1].id
+    # the failure that held the session longest: most occurrences, then most attempts, then the later
+    return max(
+        episodes, key=lambda e: (len(e.occurrences), len(resolutions[e.id].attempts), e.occurrences[0])
+    ).id
 
 
 def runs_of(events: pl.DataFrame, findings: Sequence[Finding], noise: Iterable[str]) -> RunIndex:

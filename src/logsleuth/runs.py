@@ -11,6 +11,7 @@ its output. The linker resolves failures by re-runs of the same (or a covering) 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -39,6 +40,9 @@ _TEST_MODULES = {"pytest": "pytest", "unittest": "unittest", "nose2": "pytest"}
 _JS_PMS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _JS_GOALS = frozenset({"test", "build", "run", "start", "dev", "lint", "typecheck", "check", "install", "ci", "exec"})
 _GIT_GOALS = frozenset({"push", "commit", "merge", "rebase", "pull", "cherry-pick", "tag", "clone", "am"})
+_LINTERS = frozenset({"pylint", "flake8", "ruff", "mypy", "pyright", "eslint", "black", "isort", "shellcheck",
+                      "golangci-lint", "prettier", "stylelint", "hadolint", "yamllint", "markdownlint", "pyflakes",
+                      "pycodestyle", "bandit", "rubocop", "clang-tidy", "cppcheck"})
 _LOOK = frozenset({
     "ls", "ll", "la", "dir", "find", "fd", "cat", "bat", "head", "tail", "less", "more", "grep", "egrep", "fgrep",
     "rg", "ag", "ack", "which", "whereis", "type", "file", "stat", "du", "df", "free", "top", "ps", "pgrep", "pidof",
@@ -70,6 +74,9 @@ def target_of(cmd: Cmd) -> Target | None:
     def t(family: str, name: str, targs: Iterable[str] = ()) -> Target:
         return Target(family, name, tuple(targs), host)
 
+    if prog in _LINTERS:  # a check the work must pass: its failures are the story's
+        files = [o for o in ops if o not in ("check", "format")]
+        return t("lint", " ".join([prog, *files[:3]]), files)
     if prog in ("make", "gmake", "ninja"):
         if any(a in _DRY_RUN or a.startswith("--dry-run") for a in args):
             return None
@@ -302,7 +309,7 @@ def classify_call(tool: str | None, text: str) -> tuple[RunRole, tuple[Target, .
             continue
         tg = target_of(c)
         if tg is not None:
-            targets.append(tg)
+            targets.append(replace(tg, argv=c.argv))
             env.extend(c.assigns)
             cwd = cwd or c.cwd
             continue
@@ -347,7 +354,7 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding], failure_cate
             res = by_seq.get(seq + 1) if call_id is None else None
         body = text or ""
         role, targets, env, cwd, probe = classify_call(tool, body)
-        status = _status(res, fails, wins)
+        status = _status(res, fails, wins, body)
         if role is RunRole.GOAL:
             bg = _backgrounded(tool, body) or any(t.prog == "launch" for t in targets)
             background = targets if bg else ()
@@ -357,8 +364,8 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding], failure_cate
             # `sleep 60; tail -60 server.log`: the output of the run that went on in the background
             # (or of one started before the session): what it shows is the goal's, not a probe's
             role, targets = RunRole.GOAL, background
-            if status is RunStatus.PASSED and not (res and res[0] in wins):
-                status = RunStatus.UNKNOWN
+            if not (res and (res[0] in wins or fails.get(res[0]))):
+                status = RunStatus.UNKNOWN  # the reader's own exit (a timeout, grep's 1) says nothing of the goal
         out.append(Run(seq, res[0] if res else None, role, status, targets, env, cwd, probe, body[:2000]))
     return out
 
@@ -381,11 +388,20 @@ def _reads_log(tool: str | None, text: str) -> bool:
     return name in ("bashoutput", "bash_output", "read_output") or bool(_LOG_READ.search(text))
 
 
-def _status(res: tuple[int, bool | None, int | None] | None, fails: Mapping[int, list[Finding]], wins: set[int]) -> RunStatus:
+_GREP_TAIL = re.compile(r"\|\s*(grep|egrep|fgrep|rg|zgrep)\b[^|]*$")
+
+
+def _status(
+    res: tuple[int, bool | None, int | None] | None, fails: Mapping[int, list[Finding]], wins: set[int], command: str
+) -> RunStatus:
     if res is None:
         return RunStatus.UNKNOWN
     seq, err, code = res
-    if err or (code is not None and code != 0) or fails.get(seq):
+    if fails.get(seq):
+        return RunStatus.FAILED
+    if (err or (code is not None and code != 0)) and code in (None, 1) and _GREP_TAIL.search(command.strip().strip('"}')):
+        return RunStatus.UNKNOWN  # `make check | grep FAIL` exiting 1 found nothing: that is not a failure
+    if err or (code is not None and code != 0):
         return RunStatus.FAILED
     if err is False or code == 0 or seq in wins:
         return RunStatus.PASSED

@@ -39,6 +39,7 @@ _HEADER_BYTES = re.compile(rb"\A\s*# aider chat started at \d{4}-\d\d-\d\d")
 _RAN = re.compile(r"\AI ran this command:\s*\n\s*\n(?P<cmd>.*?)\n\s*\nAnd got this output:[ \t]*\n(?P<out>.*)\Z", re.S)
 _RUN_CMD = re.compile(r"^(?:/(?P<name>run|test|git|lint)\b\s*|!)(?P<cmd>.*)\Z", re.S)
 _RUNNING = "Running "
+_LINT_RUN = "## Running: "
 
 
 def sniff(probe: Probe) -> bool:
@@ -166,10 +167,11 @@ class _Reader:
         tool: str | None = None,
         call_id: str | None = None,
         exit_code: int | None = None,
+        is_error: bool | None = None,
     ) -> None:
         if text:
             self.sink.add(line=line, role=role, kind=kind, text=text, session=self.session, tool=tool,
-                          call_id=call_id, exit_code=exit_code)
+                          call_id=call_id, exit_code=exit_code, is_error=is_error)
 
     def _user(self, block: _Block) -> None:
         text = block.text()
@@ -204,7 +206,11 @@ class _Reader:
         # split at `Running cmd` lines: what precedes is aider talking, what follows is output
         segment: list[tuple[int, str]] = []
         call: tuple[int, str] | None = None
+        call_lint = False
         for n, t in [*block.lines, (0, _RUNNING)]:
+            lint = t.startswith(_LINT_RUN)  # `## Running: pylint f.py`: aider's lint/test run after an edit
+            if lint:
+                t = _RUNNING + t[len(_LINT_RUN):]
             if t.startswith(_RUNNING) and (n == 0 or len(t) > len(_RUNNING)):
                 body = "\n".join(x for _, x in segment).strip()
                 if call is None:
@@ -216,9 +222,11 @@ class _Reader:
                     self._emit(call[0], Role.ASSISTANT, Kind.TOOL_CALL, call[1], tool="shell", call_id=call_id)
                     if body:
                         first = next(m for m, x in segment if x.strip())
+                        # aider prints a lint run's output only when it failed ("Fix any errors below")
                         self._emit(first, Role.TOOL, Kind.TOOL_RESULT, body, tool="shell", call_id=call_id,
-                                   exit_code=exit_code_in(body))
+                                   exit_code=exit_code_in(body), is_error=True if call_lint else None)
                 call = (n, t[len(_RUNNING):].strip()) if n else None
+                call_lint = lint
                 segment = []
             else:
                 segment.append((n, t))
