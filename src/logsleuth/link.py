@@ -37,6 +37,7 @@ from logsleuth.model import (
     Severity,
 )
 from logsleuth.resolve import (
+    RunIndex,
     closing_words,
     goal_targets,
     is_diagnostic,

@@ -252,11 +252,12 @@ class Target:
     args: tuple[str, ...]  # the operands that make it this target (goals, test paths, script)
     host: str = ""
     argv: tuple[str, ...] = field(default=(), compare=False)  # the command as run (flags and all)
+    scratch: str = ""  # a throwaway copy it ran in (`cd /tmp/x && make`): not the user's project
 
     def covers(self, other: Target) -> bool:
         """Does a passing run of self show that `other` passes too? (`make check` runs `make`'s
         build; the whole suite runs one test file; `pytest tests/` runs `pytest tests/x.py`.)"""
-        if self.host != other.host or self.prog != other.prog:
+        if self.host != other.host or self.scratch != other.scratch or self.prog != other.prog:
             return False
         if self.name == other.name:
             return True

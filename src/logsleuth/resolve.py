@@ -31,7 +31,7 @@ _EXPECTED = re.compile(
     re.I,
 )
 _PIVOT_WORDS = re.compile(
-    r"\b(instead of|rather than|work ?around|work around|fall ?back|switch(ing)? to|bypass|sidestep|"
+    r"\b(instead of (\w+ing|the|a|an|using)\b|rather than|work ?around|work around|fall ?back|switch(ing)? to|bypass|sidestep|"
     r"different approach|another approach|alternative approach|regenerat\w+|rebuild the ptx|avoid(ing)? the need)\b",
     re.I,
 )
@@ -202,14 +202,13 @@ def _rerun_changes(failed: Run | None, passed: Run, ep: Episode) -> tuple[Action
         a = next((a for a in passed.targets if a.covers(b) and a.argv and b.argv), None)
         if a is None or a.argv == b.argv:
             continue
-        f = ep.first
-        base = {"session": f.session, "seq": passed.seq, "source": f.source, "line": f.line, "raw": passed.command,
-                "command": " ".join(a.argv)[:300], "ts": None}
-        out = [Action(ActionKind.FLAG_ADDED, x, _value_after(a.argv, x), **base)
-               for x in a.argv[1:] if x.startswith("-") and x not in b.argv and x not in DIAGNOSTIC_FLAGS]
-        out += [Action(ActionKind.FLAG_REMOVED, x, None, **base)
-                for x in b.argv[1:] if x.startswith("-") and x not in a.argv and x not in DIAGNOSTIC_FLAGS]
-        return tuple(out)
+        moves = [(ActionKind.FLAG_ADDED, x, _value_after(a.argv, x))
+                 for x in a.argv[1:] if x.startswith("-") and x not in b.argv and x not in DIAGNOSTIC_FLAGS]
+        moves += [(ActionKind.FLAG_REMOVED, x, None)
+                  for x in b.argv[1:] if x.startswith("-") and x not in a.argv and x not in DIAGNOSTIC_FLAGS]
+        f, command = ep.first, " ".join(a.argv)[:300]
+        return tuple(Action(kind, name, value, f.session, passed.seq, f.source, f.line, command, raw=passed.command)
+                     for kind, name, value in moves)
     return ()
 
 
@@ -217,6 +216,10 @@ def _value_after(argv: Sequence[str], flag: str) -> str | None:
     i = argv.index(flag)
     nxt = argv[i + 1] if i + 1 < len(argv) else None
     return nxt if nxt is not None and not nxt.startswith("-") else None
+
+
+def _scratch_only(run: Run) -> bool:
+    return bool(run.targets) and all(t.scratch for t in run.targets)
 
 
 def _run_start(idx: RunIndex, seq: int) -> int:
@@ -235,7 +238,7 @@ def _resolver(ep: Episode, seq: int, idx: RunIndex, before: int = 1 << 62) -> Ru
             if any(a.covers(b) for a in r.targets for b in run.targets):
                 return r
     for r in later:  # its target never ran again: the first goal run that passed, if it never came back
-        if r.status is RunStatus.PASSED and not any(s > r.seq for s in occ):
+        if r.status is RunStatus.PASSED and not any(s > r.seq for s in occ) and not _scratch_only(r):
             return r
     return None
 
@@ -307,7 +310,7 @@ def outcome_from_goal(
     """(outcome, the run where the goal passed). Resolved: the final goal runs passed; worked
     around: only after a pivot or a catch-22; unresolved otherwise. The agent's closing words may
     lower the verdict, never raise it."""
-    goals = idx.goals
+    goals = tuple(r for r in idx.goals if not _scratch_only(r))
     finals: list[Run] = []
     if requested:
         for name in requested:

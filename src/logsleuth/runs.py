@@ -11,9 +11,9 @@ its output. The linker resolves failures by re-runs of the same (or a covering) 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import polars as pl
@@ -67,6 +67,7 @@ def target_of(cmd: Cmd) -> Target | None:
     if not argv or cmd.stage > 0:
         return None
     host = next((v.split(" ", 1)[1] for v in cmd.via if v.startswith("ssh ")), "")
+
     prog = basename(argv[0])
     args = argv[1:]
     ops = [a for a in args if not a.startswith("-") and "=" not in a]
@@ -153,6 +154,18 @@ def target_of(cmd: Cmd) -> Target | None:
     if info is not None:
         return t("launch", f"launch {info.engine}", (info.engine,))
     return None
+
+
+_SCRATCH = re.compile(r"^(/tmp|/var/tmp|/dev/shm)/[^/]+")
+
+
+def _scratch(cmd: Cmd) -> str:
+    """The scratch folder a command runs in or builds into (`cd /tmp/x && make`, `cmake -B /tmp/b`)."""
+    for p in (cmd.cwd or "", *cmd.argv[1:]):
+        m = _SCRATCH.match(p.split("=", 1)[-1])
+        if m:
+            return m.group(0)
+    return ""
 
 
 def _operands(args: Sequence[str], with_arg: str) -> list[str]:
@@ -309,7 +322,7 @@ def classify_call(tool: str | None, text: str) -> tuple[RunRole, tuple[Target, .
             continue
         tg = target_of(c)
         if tg is not None:
-            targets.append(replace(tg, argv=c.argv))
+            targets.append(replace(tg, argv=c.argv, scratch=_scratch(c)))
             env.extend(c.assigns)
             cwd = cwd or c.cwd
             continue

@@ -143,8 +143,8 @@ def _package(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | N
     pkg = parse_package(cmd.argv)
     if pkg is None:
         return None
-    if pkg.query:
-        return [_look(pkg.manager, args, text)]
+    if pkg.query or any(a in ("--dry-run", "--simulate", "--just-print") or a.startswith("--dry-run") for a in args):
+        return [_look(pkg.manager, args, text)]  # a dry run only asks what would happen
     kind = K.UNINSTALL if pkg.verb == "uninstall" else K.UPGRADE if pkg.upgrade else K.INSTALL
     return [Draft(kind, _subject(r, cmd.cwd), r.value, text, pkg=pkg, req=r) for r in pkg.reqs]
 
