@@ -10,14 +10,14 @@ its output. The linker resolves failures by re-runs of the same (or a covering) 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 import polars as pl
 
+from logsleuth.actions.commands import operands
+from logsleuth.actions.extract import shell_payload
 from logsleuth.actions.shellparse import Cmd, argv_commands, basename, commands
 from logsleuth.actions.toolcalls import is_edit_tool, is_read_tool, is_shell_tool, looks_like_command
 from logsleuth.model import Finding, Run, RunRole, RunStatus, Target
@@ -81,7 +81,7 @@ def target_of(cmd: Cmd) -> Target | None:
     if prog in ("make", "gmake", "ninja"):
         if any(a in _DRY_RUN or a.startswith("--dry-run") for a in args):
             return None
-        goals = [a for a in _operands(args, "CjlfIWo") if "=" not in a]
+        goals = [a for a in operands(args, "CjlfIWo") if "=" not in a]
         return t("make", " ".join(["make", *goals]), goals)
     if prog == "cmake":
         if "--build" in args:
@@ -166,18 +166,6 @@ def _scratch(cmd: Cmd) -> str:
         if m:
             return m.group(0)
     return ""
-
-
-def _operands(args: Sequence[str], with_arg: str) -> list[str]:
-    out, j = [], 0
-    while j < len(args):
-        a = args[j]
-        if a.startswith("-") and len(a) > 1:
-            j += 2 if len(a) == 2 and a[1] in with_arg else 1
-            continue
-        out.append(a)
-        j += 1
-    return out
 
 
 def _test_paths(args: Sequence[str]) -> list[str]:
@@ -287,21 +275,6 @@ def _dry_run(cmd: Cmd) -> bool:
     return False
 
 
-def _payload(text: str) -> str | list[str]:
-    s = text.strip()
-    if not s.startswith(("{", "[")):
-        return text
-    try:
-        data: Any = json.loads(s)
-    except ValueError:
-        return text
-    if isinstance(data, dict):
-        data = next((data[k] for k in ("command", "cmd", "script", "commands", "code") if k in data), text)
-    if isinstance(data, list) and data and all(isinstance(x, str) for x in data):
-        return [str(x) for x in data]
-    return data if isinstance(data, str) else text
-
-
 def classify_call(tool: str | None, text: str) -> tuple[RunRole, tuple[Target, ...], tuple[tuple[str, str], ...],
                                                        str | None, bool]:
     """(role, goal targets, inline env, cwd, probe) of one tool call."""
@@ -309,9 +282,9 @@ def classify_call(tool: str | None, text: str) -> tuple[RunRole, tuple[Target, .
     if not is_shell_tool(name):
         if is_edit_tool(name):
             return RunRole.FIX, (), (), None, False
-        if is_read_tool(name) or not looks_like_command(str(_payload(text))):
+        if is_read_tool(name) or not looks_like_command(str(shell_payload(text))):
             return RunRole.INVESTIGATION, (), (), None, False
-    payload = _payload(text)
+    payload = shell_payload(text)
     cmds = argv_commands(payload) if isinstance(payload, list) else commands(payload)
     targets: list[Target] = []
     env: list[tuple[str, str]] = []

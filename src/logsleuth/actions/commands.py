@@ -94,7 +94,7 @@ def _look(prog: str, args: list[str], text: str) -> Draft:
     return Draft(K.INVESTIGATE, prog, _join(args), text)
 
 
-def _operands(args: list[str], with_arg: str = "") -> list[str]:
+def operands(args: list[str], with_arg: str = "") -> list[str]:
     out, j = [], 0
     while j < len(args):
         a = args[j]
@@ -174,7 +174,7 @@ def _edit(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None
     if prog == "sed" and any(a.startswith(("-i", "--in-place")) for a in args):
         return _sed(args, text)
     if prog == "perl" and any(re.match(r"^-\w*i", a) for a in args):
-        files = _operands([a for a in args if a != ""], with_arg="eE")
+        files = operands([a for a in args if a != ""], with_arg="eE")
         return [Draft(K.FILE_EDIT, f, "perl -i", text) for f in files]
     writes = [r for r in cmd.redirects if r.writes_file]
     if prog in ("echo", "printf", "cat") and writes:
@@ -186,7 +186,7 @@ def _edit(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None
             out.append(Draft(K.FILE_EDIT, r.target, f"{verb} {n} lines" if body is not None else verb, text))
         return out
     if prog == "tee":
-        files = [f for f in _operands(args) if not _is_log(f)]
+        files = [f for f in operands(args) if not _is_log(f)]
         verb = "append" if "-a" in args or "--append" in args else "write"
         return [Draft(K.FILE_EDIT, f, verb, text) for f in files]
     if prog == "patch" or (prog == "git" and args[:1] in (["apply"], ["am"])):
@@ -194,20 +194,20 @@ def _edit(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None
         files = _diff_files(body) if body else []
         if not files:
             src = next((r.target for r in cmd.redirects if r.op == "<"), None)
-            ops = _operands(args[1:] if prog == "git" else args, with_arg="pidDFgBVYzoir")
+            ops = operands(args[1:] if prog == "git" else args, with_arg="pidDFgBVYzoir")
             files = [src] if src else ops[-1:] or ["patch"]
         return [Draft(K.FILE_EDIT, f, "patch", text) for f in files]
     if prog in ("cp", "mv", "install", "rsync") and not cmd.stage:
-        ops = _operands(args, with_arg="tSmog" if prog == "install" else "t")
+        ops = operands(args, with_arg="tSmog" if prog == "install" else "t")
         if len(ops) >= 2:
             return [Draft(K.FILE_EDIT, ops[-1], f"{prog} {' '.join(ops[:-1])}"[:120], text)]
     if prog == "ln":
-        ops = _operands(args)
+        ops = operands(args)
         if ops:
             link = ops[-1] if len(ops) >= 2 else basename(ops[0])
             return [Draft(K.FILE_EDIT, link, f"ln -s {ops[0]}" if len(ops) >= 2 else "ln -s", text)]
     if prog in ("rm", "rmdir", "unlink"):
-        return [Draft(K.FILE_EDIT, f, "rm", text) for f in _operands(args)]
+        return [Draft(K.FILE_EDIT, f, "rm", text) for f in operands(args)]
     return None
 
 
@@ -250,7 +250,7 @@ def _diff_files(body: str) -> list[str]:
 
 
 def _service(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
-    ops = _operands(args)
+    ops = operands(args)
     if prog == "systemctl" and ops:
         verb = ops[0]
         if verb == "daemon-reload":
@@ -263,12 +263,12 @@ def _service(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | N
     if prog in ("supervisorctl", "pm2") and len(ops) >= 2 and ops[0] in _SERVICE_VERBS:
         return [Draft(K.SERVICE_RESTART, s, ops[0], text) for s in ops[1:]]
     if prog in ("pkill", "killall"):
-        ops = _operands(args, with_arg="uUgGPstn")
+        ops = operands(args, with_arg="uUgGPstn")
         return [Draft(K.SERVICE_RESTART, ops[0] if ops else prog, prog, text)]
     if prog == "kill":
-        targets = [_kill_target(a) for a in _operands(args, with_arg="sn") if a != "-9"]
+        targets = [_kill_target(a) for a in operands(args, with_arg="sn") if a != "-9"]
         if not targets and cmd.stage and cmd.first[:1] and basename(cmd.first[0]) in ("pgrep", "pidof"):
-            targets = _operands(list(cmd.first[1:]), with_arg="uUgGPst")[:1]
+            targets = operands(list(cmd.first[1:]), with_arg="uUgGPst")[:1]
         return [Draft(K.SERVICE_RESTART, t, "kill", text) for t in targets or ["kill"]]
     if prog == "fuser" and "-k" in args:
         return [Draft(K.SERVICE_RESTART, t, "fuser -k", text) for t in ops] or None
@@ -290,7 +290,7 @@ def _build(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | Non
             if flag in args and args.index(flag) + 1 < len(args):
                 target = args[args.index(flag) + 1]
                 break
-        goals = [a for a in _operands(args, with_arg="CjlfBSDGT") if prog in ("make", "gmake", "ninja")]
+        goals = [a for a in operands(args, with_arg="CjlfBSDGT") if prog in ("make", "gmake", "ninja")]
         return [Draft(K.BUILD, target or where, " ".join([prog, *goals]), text)]
     if prog == "nvcc" and any(a.endswith((".cu", ".cpp", ".ptx")) for a in args):
         src = next(a for a in args if a.endswith((".cu", ".cpp", ".ptx")))
@@ -335,7 +335,7 @@ def _python(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | No
 def _git(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
     if prog != "git":
         return None
-    ops = _operands(args, with_arg="C")
+    ops = operands(args, with_arg="C")
     sub = ops[0] if ops else ""
     if sub in _GIT_LOOK or not sub:
         return [_look("git", args, text)]
@@ -347,7 +347,7 @@ def _docker(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | No
         args, prog = ["compose", *args], "docker"
     if prog not in ("docker", "podman"):
         return None
-    ops = _operands(args, with_arg="fp")
+    ops = operands(args, with_arg="fp")
     if ops[:1] == ["compose"]:
         ops = ops[1:]
         if ops and ops[0] in _SERVICE_VERBS:

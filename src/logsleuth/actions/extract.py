@@ -84,12 +84,12 @@ def drafts_for_call(tool: str | None, text: str) -> list[Draft]:
     """The drafts of one tool call, whatever the tool."""
     name = (tool or "").strip()
     if is_shell_tool(name):
-        return shell_drafts(_shell_payload(text))
+        return shell_drafts(shell_payload(text))
     if is_edit_tool(name):
         return edit_drafts(name, text)
     if is_read_tool(name):
         return edit_drafts(name, text, read=True)
-    payload = _shell_payload(text)
+    payload = shell_payload(text)
     if isinstance(payload, list) or looks_like_command(payload):
         return shell_drafts(payload)
     return []
@@ -106,7 +106,7 @@ def _string_drafts(payload: str) -> tuple[Draft, ...]:
     return tuple(d for c in commands(payload) for d in classify(c))
 
 
-def _shell_payload(text: str) -> str | list[str]:
+def shell_payload(text: str) -> str | list[str]:
     """The command of a shell call: the text itself, or the `command`/`cmd` of a JSON input."""
     s = text.strip()
     if not s.startswith(("{", "[")):
