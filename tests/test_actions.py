@@ -480,7 +480,7 @@ def test_investigations(cmd: str) -> None:
         ("git clone https://github.com/sgl-project/sglang.git", [("run", "git", "clone https://github.com/sgl-project/sglang.git")]),
         ("curl -LsSf https://astral.sh/uv/install.sh | sh", [("run", "curl", "-LsSf https://astral.sh/uv/install.sh")]),
         ("wget https://x/cuda.run", [("run", "wget", "https://x/cuda.run")]),
-        ("python3 - <<'EOF'\nopen('/etc/x','w').write('y')\nEOF", [("run", "python3", "open('/etc/x','w').write('y')")]),
+        ("python3 - <<'EOF'\nopen('/etc/x','w').write('y')\nEOF", [("file_edit", "/etc/x", "python edit")]),
         ("apt-get update", [("run", "apt-get", "update")]),
         ("pip download flash-attn", [("run", "pip", "download flash-attn")]),
     ],

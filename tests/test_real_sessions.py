@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "real_sessions"
 FLOORS = {
     "outcome": 0.84,
-    "failures": 0.75,
-    "fixed": 0.50,
+    "failures": 0.77,
+    "fixed": 0.56,
     "chain": 0.23,
     "root_cause": 0.61,
     "one_root": 1.0,

@@ -82,6 +82,12 @@ def link(
     call_of = _result_to_call(events)
     idx = runs_of(events, findings, ())
     failed_attempts, main = _split_failures(findings, actions, call_of, generic)
+    if idx.goals:  # `pip install -r requirements.txt` failing is the goal failing, not a fix's attempt
+        in_goal = [(a, f) for a, f in failed_attempts if (r := idx.at.get(a.seq)) is not None and r.role.value == "goal"]
+        if in_goal:
+            moved = {f.seq for _, f in in_goal}
+            failed_attempts = [(a, f) for a, f in failed_attempts if f.seq not in moved]
+            main = sorted({f.seq: f for f in (*main, *(f for _, f in in_goal))}.values(), key=lambda f: f.seq)
     failed_actions = {id(a) for a, _ in failed_attempts}
     never_ran = {call_of[f.seq]: f for f in findings if f.category in NOT_RUN and f.seq in call_of}
     for a in actions:
@@ -103,7 +109,15 @@ def link(
     last_failure = occurrences[-1][0] if occurrences else -1
 
     by_runs = bool(idx.goals)  # a transcript whose commands we can re-run in our heads
-    resolutions: dict[str, Resolution] = resolve(episodes, idx, fixes) if by_runs else {}
+    pivots_found = find_pivots(actions)
+    if by_runs and episodes:
+        first_failure = occurrences[0][0]
+        texts = [f.text for ep in episodes for f in ep.findings[:2]]
+        builds = [a for a in actions if a.kind is ActionKind.BUILD]
+        changes = sorted((*fixes, *builds), key=lambda a: a.seq)
+        worded = worded_pivots(events, changes, idx, first_failure, texts)
+        pivots_found = sorted({id(p): p for p in (*pivots_found, *worded)}.values(), key=lambda a: a.seq)
+    resolutions: dict[str, Resolution] = resolve(episodes, idx, fixes, pivots_found) if by_runs else {}
     requested = goal_targets(events) if by_runs else []
     success_run: Run | None = None
     if by_runs:
@@ -164,14 +178,6 @@ def link(
     for a, f in failed_attempts:
         builder.edge(builder.action(a), f"x:{f.seq}", Relation.FAILED)
 
-    pivots_found = find_pivots(actions)
-    if by_runs and episodes:
-        first_failure = occurrences[0][0]
-        texts = [f.text for ep in episodes for f in ep.findings[:2]]
-        builds = [a for a in actions if a.kind is ActionKind.BUILD]
-        changes = sorted((*fixes, *builds), key=lambda a: a.seq)
-        worded = worded_pivots(events, changes, idx, first_failure, texts)
-        pivots_found = sorted({id(p): p for p in (*pivots_found, *worded)}.values(), key=lambda a: a.seq)
     pivots = tuple(p for p in pivots_found if p.seq <= end and id(p) not in failed_actions)
     for p in pivots:
         builder.action(p)

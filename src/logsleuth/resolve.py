@@ -162,12 +162,14 @@ def is_diagnostic(a: Action) -> bool:
 
 
 def resolve(
-    episodes: Sequence[Episode], idx: RunIndex, fixes: Sequence[Action]
+    episodes: Sequence[Episode], idx: RunIndex, fixes: Sequence[Action], pivots: Sequence[Action] = ()
 ) -> dict[str, Resolution]:
     """Each episode's resolution: the first later run of its target (or a covering one) that passed
     or no longer showed it, else the first later goal run that passed; what fixed it is the change
     between the failing run and that run that bears on the failure."""
+    fixes = sorted({id(a): a for a in (*fixes, *pivots)}.values(), key=lambda a: a.seq)
     fix_seqs = [a.seq for a in fixes]
+    pivot_ids = {id(p) for p in pivots}
     out: dict[str, Resolution] = {}
     for ep in episodes:
         occ = ep.occurrences
@@ -177,14 +179,14 @@ def resolve(
         if at_last is not None:
             start = _run_start(idx, occ[-1])
             window = _between(fixes, fix_seqs, start, at_last.seq + 1)
-            fixed = (*_rerun_changes(idx.at.get(occ[-1]), at_last, ep), *_bearing(window, ep, at_last))
+            fixed = (*_rerun_changes(idx.at.get(occ[-1]), at_last, ep), *_bearing(window, ep, pivot_ids))
             held = True if fixed else None
         else:  # never resolved at the end: did an earlier occurrence clear for a while?
             for k in range(len(occ) - 1):
                 r = _resolver(ep, occ[k], idx, before=occ[k + 1])
                 if r is not None:
                     window = _between(fixes, fix_seqs, _run_start(idx, occ[k]), r.seq + 1)
-                    fixed = _bearing(window, ep, r) or fixed
+                    fixed = _bearing(window, ep, pivot_ids) or fixed
                     held = False if fixed else held
         first_run = _run_start(idx, occ[0])
         stop = at_last.seq + 1 if at_last is not None else 1 << 62
@@ -248,7 +250,7 @@ def _between(items: Sequence[Action], seqs: Sequence[int], lo: int, hi: int) -> 
     return list(items[bisect.bisect_right(seqs, lo) : bisect.bisect_left(seqs, hi)])
 
 
-def _bearing(window: Sequence[Action], ep: Episode, at: Run) -> tuple[Action, ...]:
+def _bearing(window: Sequence[Action], ep: Episode, pivot_ids: set[int]) -> tuple[Action, ...]:
     """The changes of `window` that bear on the failure: named by its text, or of a kind that
     bears on its kind (LD_LIBRARY_PATH on a missing .so), or edits of the project's files. When
     none does, every change of the window stands (the reader sees them all)."""
@@ -258,7 +260,8 @@ def _bearing(window: Sequence[Action], ep: Episode, at: Run) -> tuple[Action, ..
         v for f in ep.findings[:3] for v in f.captures.values()
     )
     low = text.lower()
-    picked = [a for a in window if _bears(a, low, text)]
+    # a change of approach bears on every failure it gets past (`--disable-cuda-graph` skips the JIT)
+    picked = [a for a in window if id(a) in pivot_ids or _bears(a, low, text)]
     return tuple(picked or window)
 
 
@@ -371,12 +374,21 @@ def worded_pivots(
         if acts:
             i = bisect.bisect_right(seqs, max(prev_run_end, first_failure))
             j = bisect.bisect_left(seqs, run.seq)
-            said = any(_PIVOT_WORDS.search(t) for _, t in prose[i:j])
+            said = any(_announces_pivot(t) for _, t in prose[i:j])
             regen = any(_regenerates(a, named) for a in acts)
             if said or regen:
                 out.append(acts[0])
         prev_run_end = run.end
     return out
+
+
+_INTENT = re.compile(r"\b(I|I'll|I will|I'm going to|let me|let's|we|we'll|we will|try|trying|going to|plan)\b", re.I)
+
+
+def _announces_pivot(text: str) -> bool:
+    """A sentence where the agent says it will change approach ("let me work around it", "I'll
+    regenerate the PTX instead"), not one describing what code does ("it falls back to CPU")."""
+    return any(_PIVOT_WORDS.search(s) and _INTENT.search(s) for s in re.split(r"(?<=[.!?:])\s+|\n+", text))
 
 
 def _regenerates(a: Action, failing: str) -> bool:

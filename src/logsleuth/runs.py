@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import polars as pl
 
-from logsleuth.actions.commands import operands
+from logsleuth.actions.commands import WRITES, operands
 from logsleuth.actions.extract import shell_payload
 from logsleuth.actions.shellparse import Cmd, argv_commands, basename, commands
 from logsleuth.actions.toolcalls import is_edit_tool, is_read_tool, is_shell_tool, looks_like_command
@@ -218,12 +218,15 @@ def _python_target(args: Sequence[str], host: str) -> Target | None:
 
 
 def _local_install(args: Sequence[str]) -> str | None:
-    """`pip install -e .`, `pip install .`, `uv pip install -e ./pkg`: building the user's project."""
+    """`pip install -e .`, `pip install .`, `uv pip install -e ./pkg`, `pip install -r
+    requirements.txt`: building or setting up the user's project (part of the goal)."""
     if not any(a in ("install", "sync", "build", "wheel") for a in args):
         return None
     if any(a in ("--dry-run", "--no-deps-check-only") for a in args):
         return None
     for i, a in enumerate(args):
+        if a in ("-r", "--requirement") and i + 1 < len(args):
+            return f"-r {args[i + 1]}"
         if a in ("-e", "--editable") and i + 1 < len(args):
             return args[i + 1]
         if a in (".", "./") or (a.startswith(("./", "../")) and not a.endswith((".txt", ".whl"))):
@@ -233,11 +236,22 @@ def _local_install(args: Sequence[str]) -> str | None:
     return None
 
 
+def _script(cmd: Cmd) -> str:
+    """The code of a `python -c '…'` or `python - <<EOF … EOF`."""
+    argv = cmd.argv
+    if "-c" in argv[1:]:
+        i = argv.index("-c")
+        return argv[i + 1] if i + 1 < len(argv) else ""
+    return next((r.body for r in cmd.redirects if r.body is not None), "")
+
+
 def _probe(cmd: Cmd) -> bool:
     argv = cmd.argv
     if not argv:
         return False
     prog = basename(argv[0])
+    if _PYTHON.match(prog) and WRITES.search(_script(cmd)):
+        return False  # a script that rewrites a file is an edit, not a look
     if _PYTHON.match(prog):
         rest = [a for a in argv[1:] if a not in ("-u", "-B", "-I", "-E", "-s", "-q")]
         return (bool(rest[:1]) and rest[0] in ("-c", "-")) or (not rest and any(r.body for r in cmd.redirects))
@@ -264,6 +278,8 @@ def _is_fix(cmd: Cmd) -> bool:
         return prog == "wget" or any(a in ("-o", "-O", "--output") for a in args)
     if prog == "ldconfig":
         return "-p" not in args
+    if _PYTHON.match(prog):
+        return bool(WRITES.search(_script(cmd)))
     return prog in _FIXERS
 
 

@@ -43,7 +43,7 @@ _SERVICE_VERBS = frozenset({"restart", "start", "stop", "reload", "kill", "try-r
                             "daemon-reload", "enable", "disable", "up", "down", "rm"})
 _LOCAL = re.compile(r"(^|//|@)(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])([:/]|$)|/health|/v1/models|/get_model_info|"
                     r"/metrics|/server_info|/ping")
-_WRITES = re.compile(r"\.write\(|write_text|write_bytes|open\([^)]*['\"][wa]b?['\"]|shutil\.|os\.(remove|rename|system)|"
+WRITES = re.compile(r"\.write\(|write_text|write_bytes|open\([^)]*['\"][wa]b?['\"]|shutil\.|os\.(remove|rename|system)|"
                      r"subprocess|\.unlink\(")
 _PYTHON = re.compile(r"^(python|python\d(\.\d+)?|pypy3?)$")
 _BUILD_PROGS = frozenset({"make", "gmake", "cmake", "ninja", "bazel", "meson", "scons"})
@@ -318,10 +318,9 @@ def _python(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | No
         body = next((r.body for r in cmd.redirects if r.body is not None), "")
         if not rest and not body:
             return [_look(prog, args, text)]  # python --version, a bare REPL
-        return [Draft(K.RUN if _WRITES.search(body) else K.INVESTIGATE, prog, _join([body.strip()]), text)]
+        return [_script_draft(prog, body, text)]
     if rest[0] == "-c":
-        code = rest[1] if len(rest) > 1 else ""
-        return [Draft(K.RUN if _WRITES.search(code) else K.INVESTIGATE, prog, _join([code]), text)]
+        return [_script_draft(prog, rest[1] if len(rest) > 1 else "", text)]
     if rest[0] == "-m" and len(rest) > 1:
         mod = rest[1]
         if mod in ("torch.utils.collect_env", "site", "sysconfig", "json.tool", "pip_audit", "pipdeptree"):
@@ -330,6 +329,20 @@ def _python(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | No
             return [Draft(K.RUN, "venv", _join(rest[2:]), text)]
         return [Draft(K.RUN, mod, _join(rest[2:]), text)]
     return [Draft(K.RUN, rest[0], _join(rest[1:]), text)]
+
+
+_WRITTEN = re.compile(r"""(?:Path|open)\(\s*(?:r|f)?['"]([^'"]+)['"]""")
+
+
+def _script_draft(prog: str, code: str, text: str) -> Draft:
+    """A one-liner or heredoc: a look, unless it writes; a script that rewrites a file is an edit of
+    that file (`p = Path('x.py'); p.write_text(...)`), however it is made."""
+    if not WRITES.search(code):
+        return Draft(K.INVESTIGATE, prog, _join([code.strip()]), text)
+    path = next((m.group(1) for m in _WRITTEN.finditer(code) if not m.group(1).startswith(("/tmp/", "/dev/"))), None)
+    if path is not None and re.search(r"write_text|write_bytes|open\([^)]*['\"][wa]", code):
+        return Draft(K.FILE_EDIT, path, "python edit", text)
+    return Draft(K.RUN, prog, _join([code.strip()]), text)
 
 
 def _git(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
