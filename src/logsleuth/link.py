@@ -38,7 +38,9 @@ from logsleuth.model import (
 )
 from logsleuth.resolve import (
     RunIndex,
+    between,
     closing_words,
+    goal_passed,
     goal_targets,
     is_diagnostic,
     outcome_from_goal,
@@ -80,7 +82,7 @@ def link(
     actions = sorted((a for a in actions if a.session == session), key=lambda a: a.seq)
 
     call_of = _result_to_call(events)
-    idx = runs_of(events, findings, ())
+    idx = runs_of(events, findings)
     failed_attempts, main = _split_failures(findings, actions, call_of, generic)
     if idx.goals:  # `pip install -r requirements.txt` failing is the goal failing, not a fix's attempt
         in_goal = [(a, f) for a, f in failed_attempts if (r := idx.at.get(a.seq)) is not None and r.role.value == "goal"]
@@ -119,9 +121,9 @@ def link(
         pivots_found = sorted({id(p): p for p in (*pivots_found, *worded)}.values(), key=lambda a: a.seq)
     resolutions: dict[str, Resolution] = resolve(episodes, idx, fixes, pivots_found) if by_runs else {}
     requested = goal_targets(events) if by_runs else []
-    success_run: Run | None = None
+    passed = False
     if by_runs:
-        _, success_run = outcome_from_goal(episodes, resolutions, idx, requested, False, "")
+        passed, success_run = goal_passed(episodes, resolutions, idx, requested)
         first_success = _run_success(success_run, findings, events) if success_run is not None else None
     else:
         successes = sorted(
@@ -138,7 +140,7 @@ def link(
     for i, (seq, ep_id) in enumerate(occurrences):
         nxt = occurrences[i + 1] if i + 1 < len(occurrences) else None
         stop = nxt[0] if nxt else end
-        window = _between(fixes, fix_seqs, seq, stop)
+        window = between(fixes, fix_seqs, seq, stop)
         if _last_episode(chain) != ep_id:  # a run of did-not-fix attempts stays one step of the story
             chain.append(ep_id)
         seen_first.add(ep_id)
@@ -167,7 +169,7 @@ def link(
             if res.held:
                 builder.edge(aid, ep_id, Relation.RESOLVED)
     if first_success is not None:
-        tail = _between(fixes, fix_seqs, last_failure, first_success.seq)
+        tail = between(fixes, fix_seqs, last_failure, first_success.seq)
         for a in tail:
             aid = builder.action(a)
             if occurrences and not by_runs:
@@ -187,9 +189,7 @@ def link(
         pivoted = bool(catch22) or any(
             first_failure < p.seq < (first_success.seq if first_success else 1 << 62) for p in pivots
         )
-        outcome, _ = outcome_from_goal(
-            episodes, resolutions, idx, requested, pivoted, closing_words(events, idx.runs[-1].end)
-        )
+        outcome = outcome_from_goal(passed, episodes, pivoted, closing_words(events, idx.runs[-1].end))
     else:
         outcome = _outcome(episodes, first_success, pivots, catch22)
     trap = catch22[0].episodes[1] if catch22 and len(catch22[0].episodes) > 1 else None
@@ -353,12 +353,6 @@ def _changes(fixes: Sequence[Action]) -> list[Action]:
             seen.add(key)
         out.append(a)
     return out
-
-
-def _between(items: Sequence[Action], seqs: Sequence[int], lo: int, hi: int) -> list[Action]:
-    """The items (sorted by seq, `seqs` their seqs) strictly between lo and hi: bisect, not a scan,
-    since this runs once per failure occurrence of sessions with thousands of attempts."""
-    return list(items[bisect.bisect_right(seqs, lo) : bisect.bisect_left(seqs, hi)])
 
 
 def _any_between(seqs: Sequence[int], lo: int, hi: int) -> bool:

@@ -178,19 +178,19 @@ def resolve(
         held: bool | None = None
         if at_last is not None:
             start = _run_start(idx, occ[-1])
-            window = _between(fixes, fix_seqs, start, at_last.seq + 1)
+            window = between(fixes, fix_seqs, start, at_last.seq + 1)
             fixed = (*_rerun_changes(idx.at.get(occ[-1]), at_last, ep), *_bearing(window, ep, pivot_ids))
             held = True if fixed else None
         else:  # never resolved at the end: did an earlier occurrence clear for a while?
             for k in range(len(occ) - 1):
                 r = _resolver(ep, occ[k], idx, before=occ[k + 1])
                 if r is not None:
-                    window = _between(fixes, fix_seqs, _run_start(idx, occ[k]), r.seq + 1)
+                    window = between(fixes, fix_seqs, _run_start(idx, occ[k]), r.seq + 1)
                     fixed = _bearing(window, ep, pivot_ids) or fixed
                     held = False if fixed else held
         first_run = _run_start(idx, occ[0])
         stop = at_last.seq + 1 if at_last is not None else 1 << 62
-        tried = [a for a in _between(fixes, fix_seqs, first_run, stop) if all(a is not b for b in fixed)]
+        tried = [a for a in between(fixes, fix_seqs, first_run, stop) if all(a is not b for b in fixed)]
         out[ep.id] = Resolution(ep.id, at_last.seq if at_last else None, fixed, held, tuple(tried))
     return out
 
@@ -245,8 +245,9 @@ def _resolver(ep: Episode, seq: int, idx: RunIndex, before: int = 1 << 62) -> Ru
     return None
 
 
-def _between(items: Sequence[Action], seqs: Sequence[int], lo: int, hi: int) -> list[Action]:
-    """Actions with lo <= seq < hi: the failing run's own inline changes count only from the next run."""
+def between(items: Sequence[Action], seqs: Sequence[int], lo: int, hi: int) -> list[Action]:
+    """The items (sorted by seq, `seqs` their seqs) with lo < seq < hi: bisect, not a scan, since
+    this runs once per failure occurrence of sessions with thousands of attempts."""
     return list(items[bisect.bisect_right(seqs, lo) : bisect.bisect_left(seqs, hi)])
 
 
@@ -302,44 +303,37 @@ def goal_targets(events: pl.DataFrame) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def outcome_from_goal(
-    episodes: Sequence[Episode],
-    resolutions: Mapping[str, Resolution],
-    idx: RunIndex,
-    requested: Sequence[str],
-    worked_around: bool,
-    closing: str,
-) -> tuple[Outcome, Run | None]:
-    """(outcome, the run where the goal passed). Resolved: the final goal runs passed; worked
-    around: only after a pivot or a catch-22; unresolved otherwise. The agent's closing words may
-    lower the verdict, never raise it."""
+def goal_passed(
+    episodes: Sequence[Episode], resolutions: Mapping[str, Resolution], idx: RunIndex, requested: Sequence[str]
+) -> tuple[bool, Run | None]:
+    """(did the goal pass, the first goal run that passed after the last failure). The final runs
+    of the targets the user asked for, else the session's last goal run, must pass, and no failure
+    of the story may be left unresolved."""
     goals = tuple(r for r in idx.goals if not _scratch_only(r))
-    finals: list[Run] = []
-    if requested:
-        for name in requested:
-            last = next((r for r in reversed(goals) if any(t.name == name for t in r.targets)), None)
-            if last is not None:
-                finals.append(last)
-    open_eps = [ep for ep in episodes if resolutions[ep.id].at is None]
+    finals = [
+        last
+        for name in requested
+        if (last := next((r for r in reversed(goals) if any(t.name == name for t in r.targets)), None)) is not None
+    ]
+    open_eps = any(resolutions[ep.id].at is None for ep in episodes)
     if finals:
         passed = all(r.status is RunStatus.PASSED for r in finals) and not open_eps
     else:
-        last_goal = goals[-1] if goals else None
-        passed = not open_eps and (last_goal is None or last_goal.status is not RunStatus.FAILED)
-        finals = [last_goal] if last_goal is not None else []
-    success = None
-    if passed:
-        last_fail = max((ep.occurrences[-1] for ep in episodes), default=-1)
-        success = next((r for r in goals if r.seq > last_fail and r.status is RunStatus.PASSED), None)
+        passed = not open_eps and (not goals or goals[-1].status is not RunStatus.FAILED)
     if not passed:
-        outcome = Outcome.UNRESOLVED
-    elif not episodes:
-        outcome = Outcome.RESOLVED
-    else:
-        outcome = Outcome.WORKED_AROUND if worked_around else Outcome.RESOLVED
-    if outcome is not Outcome.UNRESOLVED and closing and _GAVE_UP.search(closing):
-        outcome = Outcome.UNRESOLVED
-    return outcome, success
+        return False, None
+    last_fail = max((ep.occurrences[-1] for ep in episodes), default=-1)
+    return True, next((r for r in goals if r.seq > last_fail and r.status is RunStatus.PASSED), None)
+
+
+def outcome_from_goal(passed: bool, episodes: Sequence[Episode], worked_around: bool, closing: str) -> Outcome:
+    """Resolved: the goal passed; worked around: only after a pivot or a catch-22; unresolved
+    otherwise. The agent's closing words may lower the verdict, never raise it."""
+    if not passed:
+        return Outcome.UNRESOLVED
+    if closing and _GAVE_UP.search(closing):
+        return Outcome.UNRESOLVED
+    return Outcome.WORKED_AROUND if episodes and worked_around else Outcome.RESOLVED
 
 
 def closing_words(events: pl.DataFrame, after: int) -> str:
@@ -420,7 +414,7 @@ def root_cause(
     ).id
 
 
-def runs_of(events: pl.DataFrame, findings: Sequence[Finding], noise: Iterable[str]) -> RunIndex:
+def runs_of(events: pl.DataFrame, findings: Sequence[Finding]) -> RunIndex:
     from logsleuth.runs import extract_runs
 
-    return RunIndex.of(extract_runs(events, findings, noise))
+    return RunIndex.of(extract_runs(events, findings))

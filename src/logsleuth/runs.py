@@ -326,7 +326,7 @@ def classify_call(tool: str | None, text: str) -> tuple[RunRole, tuple[Target, .
     return RunRole.INVESTIGATION, (), (), cwd, probe
 
 
-def extract_runs(events: pl.DataFrame, findings: Sequence[Finding], failure_categories: Iterable[str] = ()) -> list[Run]:
+def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]:
     """Every tool call of the events as a run, in seq order. `findings` decide failed/passed."""
     if not events.height:
         return []
@@ -342,9 +342,8 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding], failure_cate
         by_seq[seq] = (seq, err, code)
     fails: dict[int, list[Finding]] = {}
     wins: set[int] = set()
-    ignore = frozenset(failure_categories)
     for f in findings:
-        if f.severity.is_failure and f.category not in ignore:
+        if f.severity.is_failure:
             fails.setdefault(f.seq, []).append(f)
         elif f.severity.value == "success":
             wins.add(f.seq)
