@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import polars as pl
 
-from logsleuth.actions.commands import WRITES, operands
+from logsleuth.actions.commands import INVESTIGATE, WRITES, operands
 from logsleuth.actions.extract import shell_payload
 from logsleuth.actions.shellparse import Cmd, argv_commands, basename, commands
 from logsleuth.actions.toolcalls import is_edit_tool, is_read_tool, is_shell_tool, looks_like_command
@@ -43,16 +43,6 @@ _GIT_GOALS = frozenset({"push", "commit", "merge", "rebase", "pull", "cherry-pic
 _LINTERS = frozenset({"pylint", "flake8", "ruff", "mypy", "pyright", "eslint", "black", "isort", "shellcheck",
                       "golangci-lint", "prettier", "stylelint", "hadolint", "yamllint", "markdownlint", "pyflakes",
                       "pycodestyle", "bandit", "rubocop", "clang-tidy", "cppcheck"})
-_LOOK = frozenset({
-    "ls", "ll", "la", "dir", "find", "fd", "cat", "bat", "head", "tail", "less", "more", "grep", "egrep", "fgrep",
-    "rg", "ag", "ack", "which", "whereis", "type", "file", "stat", "du", "df", "free", "top", "ps", "pgrep", "pidof",
-    "lsof", "ss", "netstat", "ldd", "nm", "objdump", "readelf", "strings", "cuobjdump", "nvdisasm", "nvidia-smi",
-    "env", "printenv", "echo", "printf", "pwd", "whoami", "hostname", "uname", "date", "id", "lscpu", "lspci",
-    "nproc", "dmesg", "journalctl", "wc", "sort", "uniq", "diff", "cmp", "md5sum", "sha256sum", "tree", "realpath",
-    "readlink", "dirname", "basename", "jq", "sleep", "watch", "awk", "cut", "tr", "column", "xxd", "hexdump", "od",
-    "locale", "history", "man", "command", "hash", "zcat", "zgrep", "ldconfig", "nvidia-debugdump", "true", "false",
-    "test", "[", "[[", "sed", "tee", "xargs", "ulimit", "mkdir", "touch", "sha1sum", "git-diff", "cd",
-})
 _FIXERS = frozenset({"export", "unset", "source", ".", "cp", "mv", "ln", "rm", "rmdir", "chmod", "chown", "patch",
                      "install", "rsync", "conda", "mamba", "micromamba", "apt", "apt-get", "yum", "dnf", "brew",
                      "pip", "pip3", "uv", "pipx", "poetry", "pdm", "systemctl", "service", "kill", "pkill",
@@ -146,7 +136,7 @@ def target_of(cmd: Cmd) -> Target | None:
     if prog in ("bash", "sh", "zsh") and ops and ops[0].endswith(".sh"):
         return t("exec", f"bash {ops[0]}", ops[:1])
     own = argv[0].startswith(("./", "../")) or (argv[0].startswith("/") and "/bin/" not in argv[0] and "/usr/" not in argv[0])
-    if own and prog not in _LOOK:  # the user's own program: ./build/app
+    if own and prog not in INVESTIGATE:  # the user's own program: ./build/app
         return t("exec", argv[0], (argv[0],))
     from logsleuth.actions.launch import launch_info
 

@@ -26,7 +26,7 @@ class Draft:
     launch: LaunchInfo | None = None
 
 
-_INVESTIGATE = frozenset({
+INVESTIGATE = frozenset({
     "ls", "ll", "la", "dir", "find", "fd", "cat", "bat", "head", "tail", "less", "more", "grep", "egrep", "fgrep",
     "rg", "ag", "ack", "which", "whereis", "type", "file", "stat", "du", "df", "free", "top", "htop", "nvtop",
     "ps", "pgrep", "pidof", "lsof", "ss", "netstat", "ldd", "nm", "objdump", "readelf", "strings", "cuobjdump",
@@ -74,7 +74,7 @@ def _argv(cmd: Cmd, text: str) -> list[Draft]:
         drafts = handler(cmd, prog, args, text)
         if drafts is not None:
             return drafts
-    if prog in _INVESTIGATE:
+    if prog in INVESTIGATE:
         return [_look(prog, args, text)]
     if prog in ("curl", "wget", "http", "httpie"):
         local = any(_LOCAL.search(a) for a in args)
