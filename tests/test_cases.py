@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from logsleuth.analysis import analyze
-from logsleuth.link import ATTEMPT_FAILURES
+from logsleuth.roles import builtin_roles
 
 ROOT = Path(__file__).resolve().parent.parent
 CUDA_GROUPS = {"cuda", "gpu", "toolchain", "arch", "distributed", "build"}
@@ -47,7 +47,7 @@ def test_chain_matches_ground_truth(case_id: str, fmt: str, path: str, case: dic
     g = analyze(path, with_reasoning=False).graph
     story = [(g.node(n).category, g.node(n).seq) for n in dict.fromkeys(g.chain) if n.startswith("f")]
     # failures of an attempt itself (no such version) are told with the attempt, not as steps
-    story += [(f.category, f.seq) for _, f in g.failed_attempts if f.category in ATTEMPT_FAILURES]
+    story += [(f.category, f.seq) for _, f in g.failed_attempts if f.category in builtin_roles().attempt]
     expected = [(step["category"], step["first_seq"][fmt]) for step in case["chain"]]
     assert sorted(set(story), key=lambda x: x[1]) == expected
     assert g.outcome.value == case["outcome"]

@@ -42,7 +42,7 @@ REQUIRED = (
     "examples",
 )
 GROUPS = {"cuda", "build", "runtime", "gpu", "distributed", "packaging", "agent", "progress", "tooling"}
-ROLES = {"failure", "generic", "attempt_failure", "not_run", "diagnostic", "success", "noise"}
+ROLES = {"failure", "generic", "wrapper", "attempt_failure", "not_run", "diagnostic", "success", "progress", "noise"}
 KINDS = {"text", "reasoning", "tool_call", "tool_result", "log"}
 DEFAULT_KINDS = ("tool_result", "log")
 SNAKE = stdre.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
@@ -199,11 +199,11 @@ def test_categories_file() -> None:
 
 
 def test_roles_agree_with_severities() -> None:
-    """A success category holds only success patterns, and a failure category none."""
+    """A success (or progress) category holds only success patterns, and a failure category none."""
     roles = {c["name"]: c["role"] for c in load_meta("categories")["categories"]}
     for p in load_patterns():
         severity, category = p.data["severity"], p.data["category"]
-        if roles[category] == "success":
+        if roles[category] in ("success", "progress"):
             assert severity == "success", p.id
         else:
             assert severity != "success", f"{p.id}: success pattern in {roles[category]} category {category}"

@@ -114,6 +114,7 @@ def analyze_transcript(
     from logsleuth.actions import extract_actions
     from logsleuth.classify import classify
     from logsleuth.link import link
+    from logsleuth.roles import StoryRoles
 
     session = session if session is not None else main_session(t)
     events = t.events.filter(pl.col("session") == session) if session else t.events
@@ -126,7 +127,7 @@ def analyze_transcript(
     # aider's history keeps no command output: the assistant quoting it is the record of success
     result = classify(events, library, quoted_success=t.report.format in QUOTED_OUTPUT_FORMATS)
     actions = tuple(extract_actions(events))
-    graph = link(events, result.findings, actions, session=session)
+    graph = link(events, result.findings, actions, session=session, roles=StoryRoles.of(library.categories))
     findings, primary = with_root_cause(result.findings, result.primary, graph)
     sentences: tuple[Sentence, ...] = ()
     if with_reasoning:

@@ -20,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from logsleuth.causes import named_by_cause, unexplained_failures
 from logsleuth.link_catch22 import PACKAGE_KINDS, find_catch22, package_value
 from logsleuth.model import (
     Action,
@@ -37,7 +38,6 @@ from logsleuth.model import (
     Severity,
 )
 from logsleuth.resolve import (
-    RunIndex,
     between,
     closing_words,
     goal_passed,
@@ -50,18 +50,8 @@ from logsleuth.resolve import (
     split_notes,
     worded_pivots,
 )
+from logsleuth.roles import StoryRoles, builtin_roles
 
-# Categories that say "something failed" without saying what: chain-worthy only when nothing better exists.
-GENERIC = frozenset(
-    {"python_traceback", "nonzero_exit", "sibling_tool_call_errored", "user_rejected_tool_call", "api_error",
-     "tool_use_error", "routine_nonzero_exit"}
-)
-# Failures of an install command itself: the attempt failed, the story's failure is unchanged.
-ATTEMPT_FAILURES = frozenset({"dependency_resolution_failed", "dependency_conflict_warning"})
-# Tool calls that never ran: their actions changed nothing.
-NOT_RUN = frozenset({"user_rejected_tool_call", "sibling_tool_call_errored", "tool_use_error"})
-# Success categories that mark the goal (a package install is progress, not the goal).
-NOT_GOAL = frozenset({"package_installed"})
 _PIVOT_FLAG = re.compile(r"^--(disable|no|enforce-eager|skip)|backend$|^--(engine|load-format|quantization)$")
 _PIVOT_ENV = re.compile(r"(ATTENTION_BACKEND|_BACKEND|^SGLANG_DISABLE|^VLLM_USE_|_DISABLE_)")
 
@@ -72,9 +62,11 @@ def link(
     actions: Sequence[Action],
     *,
     session: str | None = None,
-    generic: frozenset[str] = GENERIC,
+    roles: StoryRoles | None = None,
 ) -> CausalGraph:
-    """Build the causal graph of one session (the first session of `events` by default)."""
+    """Build the causal graph of one session (the first session of `events` by default).
+    `roles`: what each category means for the story (the built-in library's by default)."""
+    roles = roles or builtin_roles()
     if session is None:
         session = str(events["session"][0]) if events.height else ""
     events = events.filter(pl.col("session") == session)
@@ -83,7 +75,9 @@ def link(
 
     call_of = _result_to_call(events)
     idx = runs_of(events, findings)
-    failed_attempts, main = _split_failures(findings, actions, call_of, generic)
+    log_seqs = set(events.filter(pl.col("role") == "log")["seq"].to_list()) if events.height else set()
+    failed_attempts, main = _split_failures(findings, actions, call_of, roles)
+    main = _named_by_causes(main, events, roles, log_seqs)
     if idx.goals:  # `pip install -r requirements.txt` failing is the goal failing, not a fix's attempt
         in_goal = [(a, f) for a, f in failed_attempts if (r := idx.at.get(a.seq)) is not None and r.role.value == "goal"]
         if in_goal:
@@ -91,7 +85,7 @@ def link(
             failed_attempts = [(a, f) for a, f in failed_attempts if f.seq not in moved]
             main = sorted({f.seq: f for f in (*main, *(f for _, f in in_goal))}.values(), key=lambda f: f.seq)
     failed_actions = {id(a) for a, _ in failed_attempts}
-    never_ran = {call_of[f.seq]: f for f in findings if f.category in NOT_RUN and f.seq in call_of}
+    never_ran = {call_of[f.seq]: f for f in findings if f.category in roles.not_run and f.seq in call_of}
     for a in actions:
         if a.seq in never_ran and a.kind.is_fix and id(a) not in failed_actions:
             failed_attempts.append((a, never_ran[a.seq]))
@@ -100,11 +94,11 @@ def link(
     fixes = _changes([a for a in actions if a.kind.is_fix and id(a) not in failed_actions and id(a) not in starting
                       and not is_diagnostic(a)])
     fix_seqs = [a.seq for a in fixes]  # ascending: actions are sorted by seq
-    log_seqs = set(events.filter(pl.col("role") == "log")["seq"].to_list()) if events.height else set()
     main = _incidents(main, fixes, findings, log_seqs)
     main, notes = split_notes(main, idx, events)
     if idx.goals:
-        main = sorted((*main, *_unexplained_failures(idx, main, notes, failed_attempts, events)), key=lambda f: f.seq)
+        known = {f.seq for f in (*main, *notes)} | {f.seq for _, f in failed_attempts}
+        main = sorted((*main, *unexplained_failures(idx, known, events)), key=lambda f: f.seq)
     episodes = _episodes(main)
     occurrences = sorted((seq, ep.id) for ep in episodes for seq in ep.occurrences)
     by_id = {ep.id: ep for ep in episodes}
@@ -127,7 +121,7 @@ def link(
         first_success = _run_success(success_run, findings, events) if success_run is not None else None
     else:
         successes = sorted(
-            (f for f in findings if f.severity.value == "success" and f.category not in NOT_GOAL),
+            (f for f in findings if f.severity.value == "success" and f.category not in roles.progress),
             key=lambda f: f.seq,
         )
         first_success = next((f for f in successes if f.seq > last_failure), None)
@@ -243,68 +237,6 @@ def _run_success(run: Run, findings: Sequence[Finding], events: pl.DataFrame) ->
     )
 
 
-_TELLING = re.compile(
-    r"error|fatal|failed|failure|cannot|can't|could not|not found|no such|denied|refused|rejected|ignored|invalid|"
-    r"unable|exception|traceback|abort|✘|hint:",
-    re.I,
-)
-
-
-def _unexplained_failures(
-    idx: RunIndex,
-    main: Sequence[Finding],
-    notes: Sequence[Finding],
-    failed_attempts: Sequence[tuple[Action, Finding]],
-    events: pl.DataFrame,
-) -> list[Finding]:
-    """A goal run that failed with no pattern to say why (a pre-commit hook, `git add` of an ignored
-    path, a test runner the library does not know) is still a failure of the story: one finding per
-    run, named by its target, quoting the output's most telling lines rather than `Exit code 1`."""
-    known = {f.seq for f in main} | {f.seq for f in notes} | {f.seq for _, f in failed_attempts}
-    runs = [r for r in idx.goals if r.status.value == "failed" and r.result_seq is not None and r.result_seq not in known]
-    if not runs:
-        return []
-    rows = {
-        r["seq"]: r
-        for r in events.filter(pl.col("seq").is_in([r.result_seq for r in runs])).select(
-            "seq", "source", "line", "text", "ts", "session"
-        ).iter_rows(named=True)
-    }
-    out = []
-    for r in runs:
-        row = rows.get(r.result_seq)
-        if row is None:
-            continue
-        names = " && ".join(t.name for t in r.targets) or r.command.split("\n", 1)[0][:80]
-        out.append(
-            Finding(
-                pattern="goal-run-failed",
-                category="goal_failed",
-                severity=Severity.ERROR,
-                priority=0,
-                session=row["session"],
-                seq=int(row["seq"]),
-                source=row["source"] or "",
-                line=row["line"] or 0,
-                text=telling_lines(row["text"] or ""),
-                captures={"target": names},
-                fingerprint=names,
-                explanation=f"`{names}` failed, and no pattern of the library names the failure: the output says why.",
-                ts=row["ts"],
-            )
-        )
-    return out
-
-
-def telling_lines(text: str, limit: int = 4) -> str:
-    """The lines of an output that say what went wrong: from the first line that reads like an
-    error (not the `Exit code 1` header a tool puts first), else the first lines."""
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    body = [ln for ln in lines if not re.match(r"^\s*(Exit code|Process exited with code|exit status)\b", ln, re.I)]
-    start = next((i for i, ln in enumerate(body) if _TELLING.search(ln)), 0)
-    return "\n".join(body[start : start + limit]) or text[:300]
-
-
 def _legacy_root(
     episodes: Sequence[Episode], catch22: Sequence[Catch22], outcome: Outcome, edges: Sequence[GraphEdge]
 ) -> str | None:
@@ -408,7 +340,7 @@ def _split_failures(
     findings: Iterable[Finding],
     actions: Sequence[Action],
     call_of: Mapping[int, int],
-    generic: frozenset[str],
+    roles: StoryRoles,
 ) -> tuple[list[tuple[Action, Finding]], list[Finding]]:
     """Strongest failure per event; attempt failures split off; generic ones only as a last resort."""
     top: dict[int, Finding] = {}
@@ -427,12 +359,23 @@ def _split_failures(
     for seq in sorted(top):
         f = top[seq]
         owners = package_actions.get(call_of.get(seq, -1), [])
-        if f.category in ATTEMPT_FAILURES and owners:
+        if f.category in roles.attempt and owners:
             failed.extend((a, f) for a in owners)
-        elif f.category not in ATTEMPT_FAILURES:
+        elif f.category not in roles.attempt:
             main.append(f)
-    specific = [f for f in main if f.category not in generic]
+    specific = [f for f in main if f.category not in roles.generic]
     return failed, (specific or main)
+
+
+def _named_by_causes(
+    main: Sequence[Finding], events: pl.DataFrame, roles: StoryRoles, log_seqs: set[int]
+) -> list[Finding]:
+    """A transcript's wrapper failures (`make: *** … Error 1`) named by the line that says why."""
+    seqs = [f.seq for f in main if f.category in roles.wrapper and f.seq not in log_seqs]
+    if not seqs:
+        return list(main)
+    texts = dict(events.filter(pl.col("seq").is_in(seqs)).select("seq", "text").iter_rows())
+    return [named_by_cause(f, texts.get(f.seq) or "") if f.seq in seqs else f for f in main]
 
 
 LOG_GAP = 25  # log records further apart than this are separate incidents (a relaunch in between)

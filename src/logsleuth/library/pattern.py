@@ -127,10 +127,12 @@ class Problem:
 ROLES = (
     "failure",  # a specific failure with a known cause
     "generic",  # says only that something failed (bare traceback, non-zero exit): the cause is elsewhere
+    "wrapper",  # a build tool's summary that a step failed (make's `*** Error 2`): the lines before it say why
     "attempt_failure",  # an install/build attempt's own failure: the step failed, the goal may not have
     "not_run",  # the tool call never ran (rejected, cancelled, refused by the tool)
     "diagnostic",  # a hint or a warning about the environment, not a failure by itself
     "success",  # something finished well (tests passed, build finished, server ready)
+    "progress",  # a step finished well that is not the goal (a package installed)
     "noise",  # routine output that looks like a failure and is not one (grep exit 1)
 )
 

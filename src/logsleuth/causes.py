@@ -1,0 +1,141 @@
+"""Name a failure by the line of its output that says why, where the finding itself does not.
+
+A build tool's summary (`make: *** [Makefile:25: build/x.o] Error 1`) is the same line whatever
+went wrong: a missing compiler, a missing header, an undefined symbol. Grouping failures by that
+line merges distinct failures of one build into one; quoting it tells the reader nothing. The
+failure is named instead by the first telling line before the summary, and a goal run that failed
+with no pattern at all by the first telling line of its output.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+from collections.abc import Set
+
+import polars as pl
+
+from logsleuth.model import Finding, Severity
+from logsleuth.resolve import RunIndex
+
+# A line that reads like an error: word-bounded, so `-Werror` and `stderr` are not errors.
+TELLING = re.compile(
+    r"\b(error|errors|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|"
+    r"rejected|ignored|invalid|unable|exception|traceback|abort|aborted|undefined|unsupported|unknown|not permitted|"
+    r"segmentation fault|killed|mismatch|incompatible)\b|✘|\bhint:",
+    re.I,
+)
+# Lines that only say that a step failed, or how: never the cause.
+_SUMMARY = re.compile(
+    r"^\s*(make(\[\d+\])?: \*\*\*|gmake(\[\d+\])?: \*\*\*|ninja: build stopped|collect2: error: ld returned|"
+    r"\d+ errors? detected|compilation terminated|error: command .* failed with exit (code|status)|"
+    r"(exit code|process exited with code|exit status|rc=|returncode)\b)",
+    re.I,
+)
+_BEFORE = 20  # how far above a wrapper line its cause is looked for
+
+
+_TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):")
+_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning|Failure)|[\w.]*\.\w+Error)\b:?")
+
+
+def telling_lines(text: str, limit: int = 4) -> str:
+    """The lines of an output that say what went wrong: from the first line that reads like an
+    error (not the `Exit code 1` header a tool puts first; for a Python traceback, its exception
+    line, not its frames), else the first lines."""
+    body = [ln for ln in _lines(text) if ln.strip() and not _is_status(ln)]
+    start = next((i for i, ln in enumerate(body) if TELLING.search(ln)), 0)
+    if body and _TRACEBACK.match(body[start]):
+        start = next((i for i in range(start + 1, len(body)) if _EXCEPTION.match(body[i])), start)
+    return "\n".join(body[start : start + limit]) or text[:300]
+
+
+def _lines(text: str) -> list[str]:
+    """Lines, where output that is itself escaped text (a hook's JSON `reason`) counts its
+    literal `\\n` as line breaks: its first line is its headline, not the whole report."""
+    return text.replace("\\n", "\n").splitlines()
+
+
+def _is_status(line: str) -> bool:
+    return re.match(r"^\s*(Exit code|Process exited with code|exit status)\b", line, re.I) is not None
+
+
+def cause_line(text: str, summary: str) -> str | None:
+    """The first telling line within the lines above `summary` (a wrapper's matched line) in
+    `text`, skipping other summary lines; None when nothing above it reads like an error."""
+    lines = _lines(text)
+    first = summary.strip().splitlines()[0] if summary.strip() else ""
+    end = next((i for i, ln in enumerate(lines) if first and ln.strip() == first), len(lines))
+    for ln in lines[max(0, end - _BEFORE) : end]:
+        if ln.strip() and TELLING.search(ln) and not _SUMMARY.match(ln):
+            return ln.strip()
+    return None
+
+
+def cause_key(line: str) -> str:
+    """A failure's identity from its telling line: numbers, addresses, scratch paths and quoted
+    names vary between runs of one failure (a syntax error that moves, another undefined symbol
+    of the same link), the words do not."""
+    s = re.sub(r"'[^']*'|`[^`']*'|`[^`]*`|\"[^\"]*\"|‘[^’]*’|“[^”]*”", "''", line.lower())
+    s = re.sub(r"0x[0-9a-f]+", "0x", s)
+    s = re.sub(r"/tmp/\S*", "/tmp", s)
+    s = re.sub(r"\d+", "0", s)
+    return re.sub(r"\s+", " ", s).strip()[:200]
+
+
+def fingerprint(*parts: str) -> str:
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:12]
+
+
+def named_by_cause(f: Finding, text: str) -> Finding:
+    """A wrapper finding named by its cause: the cause line leads its quote and its fingerprint
+    separates one build's distinct failures. Unchanged when no line above says why."""
+    line = cause_line(text, f.text)
+    if line is None:
+        return f
+    quote = line if line in f.text else f"{line}\n{f.text}"
+    return dataclasses.replace(f, text=quote, fingerprint=fingerprint(f.fingerprint, cause_key(line)))
+
+
+def unexplained_failures(idx: RunIndex, known: Set[int], events: pl.DataFrame) -> list[Finding]:
+    """A goal run that failed with no pattern to say why (a pre-commit hook, `git add` of an ignored
+    path, a test runner the library does not know) is still a failure of the story: one finding per
+    run, named by its target and its first telling line (one target failing two ways is two
+    failures), quoting the output's telling lines rather than `Exit code 1`. `known`: result seqs
+    that already hold a finding."""
+    runs = [r for r in idx.goals if r.status.value == "failed" and r.result_seq is not None and r.result_seq not in known]
+    if not runs:
+        return []
+    rows = {
+        r["seq"]: r
+        for r in events.filter(pl.col("seq").is_in([r.result_seq for r in runs])).select(
+            "seq", "source", "line", "text", "ts", "session"
+        ).iter_rows(named=True)
+    }
+    out = []
+    for r in runs:
+        row = rows.get(r.result_seq)
+        if row is None:
+            continue
+        names = " && ".join(t.name for t in r.targets) or r.command.split("\n", 1)[0][:80]
+        quote = telling_lines(row["text"] or "")
+        first = next((ln for ln in quote.splitlines() if TELLING.search(ln)), "")
+        out.append(
+            Finding(
+                pattern="goal-run-failed",
+                category="goal_failed",
+                severity=Severity.ERROR,
+                priority=0,
+                session=row["session"],
+                seq=int(row["seq"]),
+                source=row["source"] or "",
+                line=row["line"] or 0,
+                text=quote,
+                captures={"target": names},
+                fingerprint=fingerprint(names, cause_key(first)) if first else names,
+                explanation=f"`{names}` failed, and no pattern of the library names the failure: the output says why.",
+                ts=row["ts"],
+            )
+        )
+    return out

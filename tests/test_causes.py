@@ -1,0 +1,76 @@
+"""Failures named by their telling line (causes.py). The outputs are real: make/nvcc/ld output
+recorded in tests/real_sessions/rec-vecops and rec-jitkern, pylint's from aider-worktree-syntax-loop."""
+
+from __future__ import annotations
+
+from logsleuth.causes import cause_key, cause_line, named_by_cause, telling_lines
+from logsleuth.model import Finding, Severity
+from logsleuth.roles import builtin_roles
+
+MISSING_NVCC = """mkdir -p build
+/bin/nvcc -O2 -Xcompiler -fPIC -gencode arch=compute_60,code=sm_60 -c src/vecops.cu -o build/vecops.o
+make: /bin/nvcc: No such file or directory
+make: *** [Makefile:25: build/vecops.o] Error 127
+rc=2"""
+MISSING_HEADER = """mkdir -p build-diag
+/usr/local/cuda/bin/nvcc -O2 -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 -c src/vecops.cu -o build-diag/vecops.o
+src/vecops.cu:2:10: fatal error: vecops.h: No such file or directory
+    2 | #include "vecops.h"
+      |          ^~~~~~~~~~
+compilation terminated.
+make: *** [Makefile:25: build-diag/vecops.o] Error 1
+rc=2"""
+UNDEFINED = """cc -O2 -Wall -Werror -Iinclude src/vecbench.c build-diag/libvecops.a -lcudart -o build-diag/vecbench
+/usr/bin/ld: /tmp/cctA3bGw.o: in function `main':
+vecbench.c:(.text.startup+0x6e): undefined reference to `vec_saxpy'
+/usr/bin/ld: vecbench.c:(.text.startup+0x84): undefined reference to `vecops_version'
+collect2: error: ld returned 1 exit status
+make: *** [Makefile:31: build-diag/vecbench] Error 1"""
+
+
+def _wrapper(text: str) -> Finding:
+    line = next(ln for ln in text.splitlines() if ln.startswith("make: ***"))
+    return Finding(pattern="make-cmake-error", category="extension_build_failed", severity=Severity.ERROR,
+                   priority=8, session="s", seq=1, source="", line=0, text=line, captures={}, fingerprint="c00ffb8692b5")
+
+
+def test_the_cause_is_the_first_telling_line_above_the_wrapper_not_a_summary_or_a_flag() -> None:
+    assert cause_line(MISSING_NVCC, _wrapper(MISSING_NVCC).text) == "make: /bin/nvcc: No such file or directory"
+    assert cause_line(MISSING_HEADER, _wrapper(MISSING_HEADER).text) == (
+        "src/vecops.cu:2:10: fatal error: vecops.h: No such file or directory")
+    # `-Werror` in the command echo is not an error; collect2's summary is not the cause
+    assert cause_line(UNDEFINED, _wrapper(UNDEFINED).text) == (
+        "vecbench.c:(.text.startup+0x6e): undefined reference to `vec_saxpy'")
+    assert cause_line("make: *** [all] Error 2", "make: *** [all] Error 2") is None
+
+
+def test_one_wrapper_line_failing_three_ways_is_three_failures() -> None:
+    found = [named_by_cause(_wrapper(t), t) for t in (MISSING_NVCC, MISSING_HEADER, UNDEFINED)]
+    assert len({f.fingerprint for f in found}) == 3
+    assert found[0].text.splitlines()[0] == "make: /bin/nvcc: No such file or directory"
+    # the same failure in another build directory, another line number: the same failure
+    again = MISSING_HEADER.replace("build-diag", "build").replace(":2:10:", ":3:10:")
+    assert named_by_cause(_wrapper(again), again).fingerprint == found[1].fingerprint
+
+
+def test_a_moving_syntax_error_keeps_its_identity_and_a_different_error_does_not() -> None:
+    a = "agent-aider-worktree.py:427:0: E0001: Parsing failed: 'expected an indented block after function' (syntax-error)"
+    b = "agent-aider-worktree.py:431:1: E0001: Parsing failed: 'invalid syntax (agent-aider-worktree, line 431)' (syntax-error)"
+    c = "agent-aider-worktree.py:1:0: C0103: Module name doesn't conform to snake_case naming style (invalid-name)"
+    assert cause_key(a) == cause_key(b) != cause_key(c)
+
+
+def test_a_traceback_is_told_by_its_exception_and_escaped_output_by_its_headline() -> None:
+    tb = ('Exit code 1\nTraceback (most recent call last):\n  File "/home/dev/jitkern/run.py", line 24, in <module>\n'
+          "    sys.exit(main())\njitkern.nvrtc.NvrtcError: nvrtcCompileProgram failed: NVRTC_ERROR_INVALID_OPTION (5)\n"
+          "nvrtc: error: invalid value for --gpu-architecture (-arch)")
+    assert telling_lines(tb).splitlines()[0].startswith("jitkern.nvrtc.NvrtcError: nvrtcCompileProgram failed")
+    hook = "Pre-commit validation failed:\\n\\n[CREDO]\\nChecking 114 source files"
+    assert telling_lines(hook).splitlines()[0] == "Pre-commit validation failed:"
+
+
+def test_the_linker_reads_roles_from_the_library() -> None:
+    roles = builtin_roles()
+    assert "extension_build_failed" in roles.wrapper
+    assert "python_traceback" in roles.generic and "tool_use_error" in roles.not_run
+    assert "package_installed" in roles.progress and "dependency_resolution_failed" in roles.attempt
