@@ -74,3 +74,14 @@ def test_the_linker_reads_roles_from_the_library() -> None:
     assert "extension_build_failed" in roles.wrapper
     assert "python_traceback" in roles.generic and "tool_use_error" in roles.not_run
     assert "package_installed" in roles.progress and "dependency_resolution_failed" in roles.attempt
+
+
+def test_a_script_that_writes_a_file_through_a_name_is_an_edit_of_that_file() -> None:
+    from logsleuth.actions.commands import _written_paths
+
+    # rec-vecops, the agent's edit of its Makefile
+    code = "p='Makefile'\ns=open(p).read()\ns=s.replace(old, new)\nopen(p,'w').write(s)\n"
+    assert _written_paths(code) == ["Makefile"]
+    assert _written_paths("from pathlib import Path\np = Path('jitkern/nvrtc.py')\np.write_text(s)") == ["jitkern/nvrtc.py"]
+    assert _written_paths("p = 'Makefile'\nprint(open(p).read())") == []  # read only
+    assert _written_paths("open('/tmp/x', 'w').write('1')") == []  # scratch

@@ -48,6 +48,7 @@ from logsleuth.resolve import (
     root_cause,
     runs_of,
     split_notes,
+    split_slips,
     worded_pivots,
 )
 from logsleuth.roles import StoryRoles, builtin_roles
@@ -99,6 +100,8 @@ def link(
     if idx.goals:
         known = {f.seq for f in (*main, *notes)} | {f.seq for _, f in failed_attempts}
         main = sorted((*main, *unexplained_failures(idx, known, events)), key=lambda f: f.seq)
+        main, slips = split_slips(main, fixes, idx)
+        notes = sorted((*notes, *slips), key=lambda f: f.seq)
     episodes = _episodes(main)
     occurrences = sorted((seq, ep.id) for ep in episodes for seq in ep.occurrences)
     by_id = {ep.id: ep for ep in episodes}
@@ -113,7 +116,7 @@ def link(
         changes = sorted((*fixes, *builds), key=lambda a: a.seq)
         worded = worded_pivots(events, changes, idx, first_failure, texts)
         pivots_found = sorted({id(p): p for p in (*pivots_found, *worded)}.values(), key=lambda a: a.seq)
-    resolutions: dict[str, Resolution] = resolve(episodes, idx, fixes, pivots_found) if by_runs else {}
+    resolutions: dict[str, Resolution] = resolve(episodes, idx, fixes, pivots_found, {f.seq for f in notes}) if by_runs else {}
     requested = goal_targets(events) if by_runs else []
     passed = False
     if by_runs:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 import polars as pl
@@ -119,6 +119,32 @@ def split_notes(
     return keep, notes
 
 
+def split_slips(main: Sequence[Finding], fixes: Sequence[Action], idx: RunIndex) -> tuple[list[Finding], list[Finding]]:
+    """(story failures, slips). A slip: a failure located inside a file the agent edited just
+    before (`include/vecops.h(30): error: expected a declaration` after an edit of vecops.h), seen
+    once, whose target ran again without it: the agent's own typo, taken back at once, is not a
+    step of the story, and the run that showed it does not count as the earlier failure's fix."""
+    count: dict[tuple[str, str], int] = {}
+    for f in main:
+        count[(f.pattern, f.fingerprint)] = count.get((f.pattern, f.fingerprint), 0) + 1
+    edits = [a for a in fixes if a.kind is ActionKind.FILE_EDIT]
+    keep: list[Finding] = []
+    slips: list[Finding] = []
+    for f in main:
+        run = idx.at.get(f.seq)
+        prev = keep[-1].seq if keep else -1
+        names = {a.subject.rsplit("/", 1)[-1] for a in edits if run is not None and prev < a.seq <= run.seq}
+        head = f.text.strip().split("\n", 1)[0]  # the cause; a wrapper's `Makefile:25` is make's own recipe
+        inside = any(n and re.search(rf"(?<![\w.-]){re.escape(n)}(:\d+|\(\d+\))", head) for n in names)
+        again = run is not None and any(any(a.covers(b) for a in r.targets for b in run.targets)
+                                        for r in idx.goals_after(run.end))
+        if inside and again and count[(f.pattern, f.fingerprint)] == 1 and run is not None and run.role is RunRole.GOAL:
+            slips.append(f)
+        else:
+            keep.append(f)
+    return keep, slips
+
+
 def _role_at(idx: RunIndex, seq: int) -> RunRole | None:
     run = idx.at.get(seq)
     return run.role if run is not None else None
@@ -162,28 +188,34 @@ def is_diagnostic(a: Action) -> bool:
 
 
 def resolve(
-    episodes: Sequence[Episode], idx: RunIndex, fixes: Sequence[Action], pivots: Sequence[Action] = ()
+    episodes: Sequence[Episode],
+    idx: RunIndex,
+    fixes: Sequence[Action],
+    pivots: Sequence[Action] = (),
+    slips: Set[int] = frozenset(),
 ) -> dict[str, Resolution]:
     """Each episode's resolution: the first later run of its target (or a covering one) that passed
-    or no longer showed it, else the first later goal run that passed; what fixed it is the change
-    between the failing run and that run that bears on the failure."""
+    or no longer showed it (a run that only showed a slip does not count), else the first later
+    goal run that passed; what fixed it is the change between the failing run and that run that
+    bears on the failure."""
     fixes = sorted({id(a): a for a in (*fixes, *pivots)}.values(), key=lambda a: a.seq)
     fix_seqs = [a.seq for a in fixes]
     pivot_ids = {id(p) for p in pivots}
     out: dict[str, Resolution] = {}
     for ep in episodes:
         occ = ep.occurrences
-        at_last = _resolver(ep, occ[-1], idx)
+        at_last = _resolver(ep, occ[-1], idx, slips=slips)
         fixed: tuple[Action, ...] = ()
         held: bool | None = None
         if at_last is not None:
             start = _run_start(idx, occ[-1])
             window = between(fixes, fix_seqs, start, at_last.seq + 1)
             fixed = (*_rerun_changes(idx.at.get(occ[-1]), at_last, ep), *_bearing(window, ep, pivot_ids))
+            fixed = (*fixed, *_made_permanent(fixed, at_last, fixes))
             held = True if fixed else None
         else:  # never resolved at the end: did an earlier occurrence clear for a while?
             for k in range(len(occ) - 1):
-                r = _resolver(ep, occ[k], idx, before=occ[k + 1])
+                r = _resolver(ep, occ[k], idx, before=occ[k + 1], slips=slips)
                 if r is not None:
                     window = between(fixes, fix_seqs, _run_start(idx, occ[k]), r.seq + 1)
                     fixed = _bearing(window, ep, pivot_ids) or fixed
@@ -214,6 +246,23 @@ def _rerun_changes(failed: Run | None, passed: Run, ep: Episode) -> tuple[Action
     return ()
 
 
+def _made_permanent(fixed: Sequence[Action], run: Run, fixes: Sequence[Action]) -> tuple[Action, ...]:
+    """A fix given on the command line of the run that passed (`make CUDA_HOME=/usr/local/cuda`,
+    `FOO=1 pytest`) holds for that run only; the later edit that writes the same setting into a
+    file (`CUDA_HOME ?= /usr/local/cuda` in the Makefile) is what makes it last."""
+    names: set[str] = set()
+    for a in fixed:
+        if a.seq != run.seq:
+            continue
+        if a.kind in (ActionKind.ENV_SET, ActionKind.ENV_UNSET):
+            names.add(a.subject)
+        names.update(re.findall(r"(?<![\w-])([A-Z][A-Z0-9_]{2,})=", a.command))
+    if not names:
+        return ()
+    rx = re.compile(r"\b(" + "|".join(sorted(map(re.escape, names))) + r")\b")
+    return tuple(a for a in fixes if a.seq > run.seq and a.kind is ActionKind.FILE_EDIT and rx.search(a.raw or a.command))[:1]
+
+
 def _value_after(argv: Sequence[str], flag: str) -> str | None:
     i = argv.index(flag)
     nxt = argv[i + 1] if i + 1 < len(argv) else None
@@ -229,13 +278,13 @@ def _run_start(idx: RunIndex, seq: int) -> int:
     return run.seq if run is not None else seq
 
 
-def _resolver(ep: Episode, seq: int, idx: RunIndex, before: int = 1 << 62) -> Run | None:
+def _resolver(ep: Episode, seq: int, idx: RunIndex, before: int = 1 << 62, slips: Set[int] = frozenset()) -> Run | None:
     run = idx.at.get(seq)
     occ = set(ep.occurrences)
     later = [r for r in idx.goals_after(run.end if run is not None else seq) if r.seq < before]
     if run is not None and run.targets:
         for r in later:
-            if r.status is RunStatus.UNKNOWN or r.result_seq in occ:
+            if r.status is RunStatus.UNKNOWN or r.result_seq in occ or r.result_seq in slips:
                 continue
             if any(a.covers(b) for a in r.targets for b in run.targets):
                 return r

@@ -332,6 +332,18 @@ def _python(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | No
 
 
 _WRITTEN = re.compile(r"""(?:Path|open)\(\s*(?:r|f)?['"]([^'"]+)['"]""")
+_NAMED = re.compile(r"""^\s*(\w+)\s*=\s*(?:(?:pathlib\.)?Path\()?\s*(?:r|f)?['"]([^'"\n]+)['"]""", re.M)
+
+
+def _written_paths(code: str) -> list[str]:
+    """Files a script writes: `open('x', 'w')`, `Path('x').write_text(…)`, and a name bound to a
+    path that is written later (`p = 'Makefile'; open(p, 'w').write(s)`)."""
+    out = [m.group(1) for m in _WRITTEN.finditer(code)]
+    for m in _NAMED.finditer(code):
+        var = re.escape(m.group(1))
+        if re.search(rf"open\(\s*{var}\s*,\s*['\"][wa]|\b{var}\.write_(text|bytes)\(", code):
+            out.append(m.group(2))
+    return [p for p in out if not p.startswith(("/tmp/", "/dev/"))]
 
 
 def _script_draft(prog: str, code: str, text: str) -> Draft:
@@ -339,7 +351,7 @@ def _script_draft(prog: str, code: str, text: str) -> Draft:
     that file (`p = Path('x.py'); p.write_text(...)`), however it is made."""
     if not WRITES.search(code):
         return Draft(K.INVESTIGATE, prog, _join([code.strip()]), text)
-    path = next((m.group(1) for m in _WRITTEN.finditer(code) if not m.group(1).startswith(("/tmp/", "/dev/"))), None)
+    path = next(iter(_written_paths(code)), None)
     if path is not None and re.search(r"write_text|write_bytes|open\([^)]*['\"][wa]", code):
         return Draft(K.FILE_EDIT, path, "python edit", text)
     return Draft(K.RUN, prog, _join([code.strip()]), text)
