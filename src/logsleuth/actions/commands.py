@@ -343,7 +343,7 @@ def _written_paths(code: str) -> list[str]:
         var = re.escape(m.group(1))
         if re.search(rf"open\(\s*{var}\s*,\s*['\"][wa]|\b{var}\.write_(text|bytes)\(", code):
             out.append(m.group(2))
-    return [p for p in out if not p.startswith(("/tmp/", "/dev/"))]
+    return list(dict.fromkeys(p for p in out if not p.startswith(("/tmp/", "/dev/"))))
 
 
 def _script_draft(prog: str, code: str, text: str) -> Draft:
