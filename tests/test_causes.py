@@ -85,3 +85,16 @@ def test_a_script_that_writes_a_file_through_a_name_is_an_edit_of_that_file() ->
     assert _written_paths("from pathlib import Path\np = Path('jitkern/nvrtc.py')\np.write_text(s)") == ["jitkern/nvrtc.py"]
     assert _written_paths("p = 'Makefile'\nprint(open(p).read())") == []  # read only
     assert _written_paths("open('/tmp/x', 'w').write('1')") == []  # scratch
+
+
+def test_a_heredoc_that_drives_the_projects_own_code_is_a_scratch_run_of_it() -> None:
+    from logsleuth.runs import _drives, project_modules
+
+    calls = [("Bash", "python3 - <<'EOF'\nfrom pathlib import Path\np = Path('jitkern/nvrtc.py')\np.write_text(s)\nEOF"),
+             ("Bash", "cat .venv/lib/python3.11/site-packages/nvidia/__init__.py")]
+    project = project_modules(calls)
+    assert "jitkern" in project and "nvidia" not in project
+    probe = ".venv/bin/python - <<'EOF'\nfrom jitkern import compile as c, config\nconfig.ARCH = 'compute_75'\nc.compile_all()\nEOF"
+    t = _drives(probe, project)
+    assert t is not None and t.scratch and t.args == ("jitkern",)
+    assert _drives("python3 -c 'import json; print(json.load(open(\"x\")))'", project) is None

@@ -339,12 +339,15 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
             wins.add(f.seq)
     out: list[Run] = []
     background: tuple[Target, ...] = ()  # the targets of the last goal run that went on in the background
+    project = project_modules(calls.select("tool", "text").iter_rows())
     for seq, tool, call_id, text in calls.iter_rows():
         res = by_call.get(call_id) if call_id is not None else None
         if res is None:
             res = by_seq.get(seq + 1) if call_id is None else None
         body = text or ""
         role, targets, env, cwd, probe = classify_call(tool, body)
+        if role is RunRole.INVESTIGATION and probe and (drives := _drives(body, project)):
+            role, targets = RunRole.GOAL, (drives,)
         status = _status(res, fails, wins, body)
         if role is RunRole.GOAL:
             bg = _backgrounded(tool, body) or any(t.prog == "launch" for t in targets)
@@ -359,6 +362,42 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
                 status = RunStatus.UNKNOWN  # the reader's own exit (a timeout, grep's 1) says nothing of the goal
         out.append(Run(seq, res[0] if res else None, role, status, targets, env, cwd, probe, body[:2000]))
     return out
+
+
+_IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.M)
+_PY_PATH = re.compile(r"[\w./-]+\.py\b")
+_NOT_PROJECT = re.compile(r"(^|/)(site-packages|dist-packages|\.venv|venv|usr|tmp|\.cache)(/|$)")
+_NOT_MODULE = frozenset({"src", "lib", "tests", "test", "home", "root", "work", "scripts", "tools", "bin", "projects"})
+
+
+def project_modules(calls: Iterable[tuple[str | None, str | None]]) -> frozenset[str]:
+    """The importable names of the project the agent works on: the packages and modules of the
+    Python files its changes touch (`jitkern/nvrtc.py` -> jitkern, nvrtc)."""
+    names: set[str] = set()
+    for tool, text in calls:
+        if classify_call(tool, text or "")[0] is not RunRole.FIX:
+            continue
+        for path in _PY_PATH.findall(text or ""):
+            if _NOT_PROJECT.search(path):
+                continue
+            *dirs, file = path.split("/")
+            names.update(d for d in dirs[-2:] if d.isidentifier())
+            names.add(file[:-3])
+    return frozenset(n for n in names if n.isidentifier() and n not in _NOT_MODULE)
+
+
+def _drives(text: str, project: frozenset[str]) -> Target | None:
+    """A one-liner or heredoc that imports the project's own code and runs it (`from jitkern import
+    compile; compile.compile_all()` with a setting changed in memory) is a scratch run of the
+    project, not a look: its failures are the project's. Its target is never the user's goal."""
+    if not project:
+        return None
+    payload = shell_payload(text)
+    code = "\n".join(_script(c) for c in (argv_commands(payload) if isinstance(payload, list) else commands(payload)))
+    mods = sorted({m for m in _IMPORT.findall(code) if m in project})
+    if not mods:
+        return None
+    return Target("python", f"python - ({', '.join(mods)})", tuple(mods), scratch="(in memory)")
 
 
 _LOG_READ = re.compile(
