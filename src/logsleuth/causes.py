@@ -45,9 +45,11 @@ def telling_lines(text: str, limit: int = 4) -> str:
     error (not the `Exit code 1` header a tool puts first; for a Python traceback, its exception
     line, not its frames), else the first lines."""
     body = [ln for ln in _lines(text) if ln.strip() and not _is_status(ln)]
-    start = next((i for i, ln in enumerate(body) if TELLING.search(ln)), 0)
-    if body and _TRACEBACK.match(body[start]):
-        start = next((i for i in range(start + 1, len(body)) if _EXCEPTION.match(body[i])), start)
+    tracebacks = [i for i, ln in enumerate(body) if _TRACEBACK.match(ln)]
+    if tracebacks:  # the run ended on its last traceback; lines before it may be a file it printed
+        start = next((i for i in range(tracebacks[-1] + 1, len(body)) if _EXCEPTION.match(body[i])), tracebacks[-1])
+    else:
+        start = next((i for i, ln in enumerate(body) if TELLING.search(ln)), 0)
     return "\n".join(body[start : start + limit]) or text[:300]
 
 
