@@ -6,8 +6,9 @@ ranked by fingerprint equality, then capture similarity, then text similarity (r
 token_set_ratio), then newest first, ties broken by session, source and line. One hit per
 (session, source, pattern, fingerprint): a session that hit the same error thirty times is one
 result with `occurrences: 30`. A query no pattern recognises falls back to full-text search over
-the indexed failure text: one Aho-Corasick prefilter on the query's terms, then the IDF-weighted
-share of those terms each text contains (a BM25 without length normalisation), all in polars.
+the indexed failure text, ranked in SQLite by FTS5's bm25 (search_rank.TEXT_SQL) over the index's
+search sidecar, or over an in-memory one when the sidecar cannot be used (`--in`, a stale
+read-only index).
 Never imports spaCy (no reasoning is run), and importing this module does not import polars:
 the lean command-line path (search_cli.py over the SQLite sidecar of search_sidecar.py) shares
 its Query, Hit, ranking and rendering with the Parquet path here.
@@ -16,6 +17,7 @@ its Query, Hit, ranking and rendering with the Parquet path here.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from logsleuth.errors import InputError, Location, UsageError
-from logsleuth.search_rank import query_terms, rank
+from logsleuth.search_rank import rank, text_hits
 
 if TYPE_CHECKING:
     import polars as pl
@@ -34,15 +36,13 @@ if TYPE_CHECKING:
 DEFAULT_LIMIT = 10
 COMMAND_WIDTH = 100  # commands are shortened to this in the table (JSON keeps them whole)
 FAILURE_SEVERITIES = ("fatal", "error", "warning")
-# What ranking reads; the resolution columns (nested lists: most of a read's decoding time) are
-# read afterwards for the hits alone, by KEY (unique per finding).
+# What ranking a pattern's rows reads, and the resolution columns of its hits.
 RANK_COLUMNS = (
     "session", "source", "line", "seq", "ts", "pattern", "category", "severity", "priority", "fingerprint",
     "captures", "text", "origin", "file_sha256",
 )  # fmt: skip
 RESOLUTION_COLUMNS = ("success", "resolved_by", "held", "attempts", "catch22", "outcome")
 COLUMNS = RANK_COLUMNS + RESOLUTION_COLUMNS
-KEY = ("origin", "session", "source", "seq", "pattern", "fingerprint")
 
 
 @functools.cache
@@ -307,7 +307,7 @@ def search(
     read-only reader, `serve`, passes False)."""
     import polars as pl
 
-    from logsleuth import index, index_rows
+    from logsleuth import index, index_rows, search_sidecar
 
     if limit < 1:
         raise UsageError("--limit must be at least 1")
@@ -317,43 +317,75 @@ def search(
     errors: list[str] = []
     if files:
         frame, errors = index_rows.analyse_files(files, lib)
+        if q.pattern is None:  # the same SQL ranking as over an index, over these inputs' failures
+            mem = search_sidecar.memory(frame.filter(pl.col("severity").is_in(FAILURE_SEVERITIES)))
+            try:
+                return SearchResult(q, _text_hits(mem, q, category, since, limit), tuple(errors))
+            finally:
+                mem.close()
         best = rank(q, frame.filter(pred).select(COLUMNS), limit)
         return SearchResult(q, _hits(best), tuple(errors))
-    where = db if db is not None else index.default_dir()
+    where = Path(db if db is not None else index.default_dir())
     if sidecar and id(lib) in _DEFAULT:  # the default library: the one the lean path classifies with
-        from logsleuth import search_sidecar
-
-        search_sidecar.refresh(Path(where), lib)  # stale or missing: rebuilt for the next search
+        search_sidecar.refresh(where, lib)  # stale or missing: rebuilt for the next search
     if q.pattern is not None:  # one pattern's rows: row groups already decoded, read it all at once
         return SearchResult(q, _hits(rank(q, index.load(where, COLUMNS, pred), limit)))
-    for _ in range(3):  # full text: rank over every failure's text, then fetch the hits' resolutions
-        best = rank(q, index.load(where, RANK_COLUMNS, pred), limit)
-        if not best.height:
-            return SearchResult(q, ())
-        keys = best.select(KEY)
-        # row-group statistics on pattern: only the groups of the hits are decoded (a list, not a
-        # Series: polars prunes row groups with the former only)
-        narrow = pl.col("pattern").is_in(sorted(set(keys["pattern"]))) & pl.col("session").is_in(
-            sorted(set(keys["session"]))
-        )
-        extra = index.load(where, [*KEY, *RESOLUTION_COLUMNS], narrow)
-        joined = best.join(extra, on=list(KEY), how="inner", maintain_order="left")
-        if joined.height == best.height:
-            return SearchResult(q, _hits(joined))
-        # a concurrent `index` run committed between the two reads: read the new state again
+    # full text: ranked in SQL (search_rank.TEXT_SQL) over the sidecar when it holds the committed
+    # state (any library: full text reads no snapshot), else over an in-memory one of that state
+    con = search_sidecar.open_current(where, library=False)
+    if con is not None:
+        try:
+            return SearchResult(q, _text_hits(con, q, category, since, limit))
+        finally:
+            con.close()
+    with _MEMORY_LOCK:
+        return SearchResult(q, _text_hits(_memory_sidecar(where), q, category, since, limit))
+
+
+_MEMORY: dict[tuple[str, str], Any] = {}  # (index, manifest digest) -> in-memory sidecar (the latest only)
+_MEMORY_LOCK = threading.Lock()
+
+
+def _memory_sidecar(where: Path) -> Any:
+    """An in-memory sidecar of the committed failures of the index at `where` (a read-only index
+    whose sidecar is stale: `serve` beside a running `index`), kept while the state is current."""
+    from logsleuth import index, search_sidecar
+
+    for _ in range(3):
+        digest = search_sidecar.manifest_digest(where) or ""
+        key = (str(where), digest)
+        if key in _MEMORY:
+            return _MEMORY[key]
+        frame = index.load(where, [c for c in search_sidecar.COLUMNS if c in index.FINDING_SCHEMA],
+                           _failures())
+        if search_sidecar.manifest_digest(where) == digest or not digest:
+            for old in _MEMORY.values():
+                old.close()
+            _MEMORY.clear()
+            _MEMORY[key] = search_sidecar.memory(frame)
+            return _MEMORY[key]
+        # a concurrent `index` run committed while it was read: read the new state
     raise InputError("index changed while reading it", Location(str(where)), "retry")
+
+
+def _failures() -> pl.Expr:
+    import polars as pl
+
+    return pl.col("severity").is_in(FAILURE_SEVERITIES)
+
+
+def _text_hits(con: Any, q: Query, category: str | None, since: datetime | None, limit: int) -> tuple[Hit, ...]:
+    from logsleuth import search_cli, search_sidecar
+
+    top = text_hits(con, q.text, since_us=search_sidecar.us_of(since), category=category, limit=limit)
+    return search_cli.hits_of(con, top)
 
 
 def _predicate(q: Query, category: str | None, since: datetime | None) -> pl.Expr:
     import polars as pl
 
-    if q.pattern is not None:
-        pred = pl.col("pattern") == q.pattern
-    else:
-        pred = pl.col("severity").is_in(FAILURE_SEVERITIES)
-        terms = query_terms(q.text)
-        if terms:  # one Aho-Corasick pass drops every row sharing no term with the query
-            pred = pred & pl.col("text").str.contains_any(terms, ascii_case_insensitive=True)
+    # a full-text query is ranked in SQL (its filters too): this reads its failures only
+    pred = pl.col("pattern") == q.pattern if q.pattern is not None else pl.col("severity").is_in(FAILURE_SEVERITIES)
     if category:
         pred = pred & (pl.col("category") == category)
     if since is not None:

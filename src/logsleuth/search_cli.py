@@ -4,10 +4,12 @@ A search from the shell used to spend ~0.5 s importing polars and typer before r
 hundred rows. `run` (the console script) looks at argv first: a plain `search QUERY [--db DIR]
 [--since DATE] [--limit N] [-O table|json]` against an index whose sidecar is current is answered
 here, importing only sqlite3, orjson, regex and rapidfuzz; anything else — other commands, other
-options, `--help`, no sidecar or a stale one, an error, no hits — goes to the typer application,
-which owns the behaviour (and the exit status) of those cases. The answer is the one the Parquet
-path gives: the same query reading (the default library's snapshot, classified as
-search.classify_query does), the same candidate rows, the same ranking code (search_rank).
+options, `--help`, no sidecar or a stale one, an error — goes to the typer application, which
+owns the behaviour (and the exit status) of those cases. No hits is answered here as the typer
+command answers it ("no prior occurrences", exit status 1, as grep). The answer is the one the
+Parquet path gives: the same query reading (the default library's snapshot, classified as
+search.classify_query does), the same candidate rows, the same ranking code (search_rank; full
+text: search_rank.TEXT_SQL, which search.search runs over this sidecar too).
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from typing import Any
 
 from logsleuth import search_sidecar as sc
 
-RANK_SQL = ("id", "session", "source", "line", "seq", "ts", "pattern", "category", "priority", "fingerprint",
-            "captures", "text", "origin", "file_sha256")  # fmt: skip
-TEXT_RANK_SQL = ("id", "session", "source", "line", "seq", "ts", "pattern", "priority", "fingerprint", "origin",
-                 "file_sha256")
+HIT_SQL = ("id", "session", "source", "line", "seq", "ts", "pattern", "category", "priority", "fingerprint",
+           "captures", "text", "origin", "file_sha256")  # fmt: skip
+# what ranking a pattern's rows reads: plain values, decoded only for the hits (`decode` of every
+# row of a frequent pattern was most of a search)
+PATTERN_SQL = ("id", "session", "source", "line", "seq", "ts", "pattern", "fingerprint", "captures", "text_id",
+               "origin", "file_sha256")  # fmt: skip
 RESOLUTION_SQL = ("resolved_by", "held", "attempts", "catch22", "outcome")
 _VALUE_OPTS = {"--db": "db", "--since": "since", "--limit": "limit", "--output-format": "format", "-O": "format"}
 
@@ -44,17 +48,21 @@ def main(argv: Sequence[str]) -> int | None:
     if opts is None:
         return None
     try:
-        out = answer(opts)
+        found = answer(opts)
     except (sqlite3.Error, OSError, ValueError):
         return None  # the full path reports whatever this was, with its location and hint
-    if out is None:
+    if found is None:
         return None
+    out, hits = found
+    from logsleuth.termsafe import inert
+
+    out = inert(out)  # as cli.app.emit: a transcript never drives the terminal
     try:
         sys.stdout.buffer.write(out if out.endswith(b"\n") else out + b"\n")
         sys.stdout.flush()
     except BrokenPipeError:
         pass
-    return 0
+    return 0 if hits else 1  # as grep and ripgrep: 1 when nothing was found
 
 
 def parse(argv: Sequence[str]) -> dict[str, str] | None:
@@ -85,15 +93,20 @@ def parse(argv: Sequence[str]) -> dict[str, str] | None:
     return opts
 
 
-def answer(opts: Mapping[str, str]) -> bytes | None:
+def answer(opts: Mapping[str, str]) -> tuple[bytes, int] | None:
+    """(output, number of hits), or None when the full application must answer."""
     from logsleuth import search as s
     from logsleuth.errors import UsageError
-    from logsleuth.index_files import default_dir
 
     text = sys.stdin.read() if opts["query"] == "-" else opts["query"]
     if not text.strip():
         return None
-    db = Path(opts["db"]) if opts.get("db") else default_dir()
+    if opts.get("db"):
+        db = Path(opts["db"])
+    else:
+        from logsleuth.index_files import default_dir
+
+        db = default_dir()
     con = sc.open_current(db)
     if con is None:
         return None
@@ -104,38 +117,43 @@ def answer(opts: Mapping[str, str]) -> bytes | None:
         return None
     finally:
         con.close()
-    if not result.hits:
-        return None
     if opts.get("format") == "json":
         from logsleuth import jsonout
 
-        return jsonout.dumps(result.to_dict())
-    return s.render_table(result).encode()
+        return jsonout.dumps(result.to_dict()), len(result.hits)
+    return s.render_table(result).encode(), len(result.hits)
 
 
 def search_sidecar(con: sqlite3.Connection, text: str, *, since: Any = None, limit: int = 10,
-                   category: str | None = None) -> Any:
-    """search.search over the sidecar (the default library): a SearchResult."""
+                   category: str | None = None, query: Any = None) -> Any:
+    """search.search over the sidecar (the default library, or the given `query` reading): a
+    SearchResult."""
     from logsleuth import search as s
-    from logsleuth.search_query import classify
 
-    q = classify(text, sc.load_snapshot(con))
-    if q.pattern is not None:
-        rows = _pattern_rows(con, q.pattern, since, category)
-        top = _rank_pattern(q, rows, limit)
+    if query is None:
+        from logsleuth.search_query import classify
+
+        query = classify(text, sc.load_snapshot(con))
+    if query.pattern is not None:
+        top = _rank_pattern(con, query, since, category, limit)
     else:
-        rows, top = _rank_text(con, q, since, category, limit)
-    extra = _resolutions(con, [rows["id"][i] for i, _, _ in top])
-    hits = []
-    for i, score, n in top:
-        row = {c: rows[c][i] for c in rows}
-        row.update(extra[row["id"]], score=score, occurrences=n)
-        hits.append(s.hit_of(row))
-    return s.SearchResult(q, tuple(hits))
+        from logsleuth.search_rank import text_hits
+
+        top = text_hits(con, query.text, since_us=sc.us_of(since), category=category, limit=limit)
+    return s.SearchResult(query, hits_of(con, top))
 
 
-def _columns(records: Sequence[Mapping[str, Any]], names: Sequence[str]) -> dict[str, list[Any]]:
-    return {c: [r[c] for r in records] for c in names}
+def hits_of(con: sqlite3.Connection, top: Sequence[tuple[int, float, int]]) -> tuple[Any, ...]:
+    """The hits (search.Hit) of ranked finding ids: (id, score, occurrences), in that order."""
+    from logsleuth import search as s
+
+    if not top:
+        return ()
+    ids = [i for i, _, _ in top]
+    marks = ", ".join("?" for _ in ids)
+    sql = f"SELECT {', '.join(HIT_SQL)}, {sc.resolved_sql()} FROM findings WHERE id IN ({marks})"
+    by_id = {r["id"]: r for r in map(sc.decode, sc.select(con, sql, ids))}
+    return tuple(s.hit_of({**by_id[i], "score": score, "occurrences": n}) for i, score, n in top)
 
 
 def _filters(since: Any, category: str | None) -> tuple[str, list[Any]]:
@@ -147,70 +165,26 @@ def _filters(since: Any, category: str | None) -> tuple[str, list[Any]]:
     return sql, params
 
 
-def _pattern_rows(con: sqlite3.Connection, pattern: str, since: Any, category: str | None) -> dict[str, list[Any]]:
-    where, params = _filters(since, category)
-    sql = f"SELECT {', '.join(RANK_SQL)} FROM findings WHERE pattern = ?{where} ORDER BY id"
-    recs = [sc.decode(r) for r in sc.select(con, sql, [pattern, *params])]
-    return _columns(recs, RANK_SQL)
-
-
-def _rank_pattern(q: Any, rows: dict[str, list[Any]], limit: int) -> list[tuple[int, float, int]]:
+def _rank_pattern(con: sqlite3.Connection, q: Any, since: Any, category: str | None,
+                  limit: int) -> list[tuple[int, float, int]]:
+    """search_rank.rank_pattern over the pattern's rows, read as plain columns; each distinct
+    text is read (and scored) once."""
     from logsleuth.search_rank import best_hits, pattern_scores
 
-    fp_eq, caps, text_sim, score = pattern_scores(q, rows["text"], rows["captures"], rows["fingerprint"])
-    return best_hits(rows, fp_eq, caps, text_sim, score, limit)
-
-
-def _rank_text(con: sqlite3.Connection, q: Any, since: Any, category: str | None,
-               limit: int) -> tuple[dict[str, list[Any]], list[tuple[int, float, int]]]:
-    """search_rank.rank's full-text branch over the rows FTS5 finds: the same prefilter (any term,
-    ASCII case-insensitive: SQLite's lower()), the same IDF-weighted overlap (Unicode lower-case,
-    as polars' to_lowercase), the same one-hit-per-event choice."""
-    from logsleuth.search_rank import MIN_TEXT_SCORE, best_hits, query_terms, term_weights
-
-    terms = query_terms(q.text)
-    if not terms:  # no term: no candidate scores above zero
-        return _columns([], RANK_SQL), []
     where, params = _filters(since, category)
-    # candidates: failures FTS5 finds, holding a term ASCII-case-insensitively (polars' contains_any)
-    cand = (f"FROM findings WHERE id IN (SELECT rowid FROM fts WHERE fts MATCH ?) "
-            f"AND severity IN ('fatal', 'error', 'warning') AND ({' OR '.join('instr(alow, ?) > 0' for _ in terms)}){where}")
-    cand_params = [sc.fts_query(terms), *terms, *params]
-    # one pass for the document frequencies, one for the scores: both in SQLite, in the order
-    # and double precision polars' sum_horizontal uses (left to right), so the same floats
-    has = ["(instr(low, ?) > 0)" for _ in terms]
-    n, *df = con.execute(f"SELECT count(*), {', '.join(f'total({h})' for h in has)} {cand}",
-                         [*terms, *cand_params]).fetchone()
-    weights, total, coverage = term_weights(n, [int(d) for d in df], len(terms))
-    live = [(h, t, w) for h, t, w in zip(has, terms, weights, strict=True) if w]
-    if not live:
-        return _columns([], RANK_SQL), []
-    sim = f"((0.0 + {' + '.join(f'{h} * ?' for h, _, _ in live)}) / ? * ?)"
-    sim_params = [x for _, t, w in live for x in (t, w)] + [total, coverage]
-    sql = f"SELECT {', '.join(TEXT_RANK_SQL)}, {sim} AS sim {cand} AND {sim} >= ? ORDER BY id"
-    scored = [(r, r["sim"]) for r in sc.select(con, sql, [*sim_params, *cand_params, *sim_params, MIN_TEXT_SCORE])]
-    # several patterns on one event are one hit: the strongest speaks for it
-    scored.sort(key=lambda rs: (rs[0]["origin"] or "", rs[0]["session"], rs[0]["source"], rs[0]["seq"],
-                                -rs[0]["priority"], rs[0]["pattern"]))
-    kept, seen = [], set()
-    for r, sim in scored:
-        key = (r["origin"], r["session"], r["source"], r["seq"])
-        if key not in seen:
-            seen.add(key)
-            kept.append((r, sim))
-    rows = _columns([r for r, _ in kept], TEXT_RANK_SQL)
-    sims = [sim for _, sim in kept]
-    zeros = [0.0] * len(kept)
-    top = best_hits(rows, zeros, zeros, sims, sims, limit)
-    # the hits' own rows, whole: (row index among the hits, score, occurrences)
-    ids = [rows["id"][i] for i, _, _ in top]
-    sql = f"SELECT {', '.join(RANK_SQL)} FROM findings WHERE id IN ({', '.join('?' for _ in ids)})"
-    by_id = {r["id"]: r for r in map(sc.decode, sc.select(con, sql, ids))}
-    return _columns([by_id[i] for i in ids], RANK_SQL), [(k, s, n) for k, (_, s, n) in enumerate(top)]
-
-
-def _resolutions(con: sqlite3.Connection, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
-    if not ids:
-        return {}
-    sql = f"SELECT id, {sc.resolved_sql()} FROM findings WHERE id IN ({', '.join('?' for _ in ids)})"
-    return {r["id"]: {c: r[c] for c in RESOLUTION_SQL} for r in map(sc.decode, sc.select(con, sql, list(ids)))}
+    sql = f"SELECT {', '.join(PATTERN_SQL)} FROM findings WHERE pattern = ?{where} ORDER BY id"
+    found = con.execute(sql, [q.pattern, *params]).fetchall()
+    if not found:
+        return []
+    rows = {c: list(v) for c, v in zip(PATTERN_SQL, zip(*found, strict=True), strict=True)}
+    tids = sorted({t for t in rows["text_id"] if t is not None})
+    text_of: dict[int, str] = {}
+    for chunk in range(0, len(tids), 900):  # SQLite's bound-parameter limit
+        part = tids[chunk:chunk + 900]
+        marks = ", ".join("?" for _ in part)
+        one = f"SELECT min(id) FROM findings WHERE text_id IN ({marks}) GROUP BY text_id"
+        text_of.update(con.execute(f"SELECT text_id, text FROM findings WHERE id IN ({one})", part).fetchall())
+    texts = [text_of.get(t) if t is not None else None for t in rows["text_id"]]
+    fp_eq, caps, text_sim, score = pattern_scores(q, texts, rows["captures"], rows["fingerprint"])
+    top = best_hits(rows, fp_eq, caps, text_sim, score, limit)
+    return [(rows["id"][i], sc_, n) for i, sc_, n in top]

@@ -1,11 +1,16 @@
 """Ranking the prior findings of a search (search.py): one hit per session and error, best first.
 
 Pattern queries (a few hundred rows) are ranked in Python: each polars step costs ~0.5 ms
-whatever the size, which made ranking most of a search. Full-text queries (tens of thousands of
-rows) are ranked by an IDF-weighted term overlap in polars, as one lazy query. The per-error
-choice itself (`best_hits`) and the pattern scores work on plain columns (lists), so the lean
-search path over the SQLite sidecar (search_sidecar.py) ranks with this same code without
-importing polars.
+whatever the size, which made ranking most of a search. The per-error choice itself
+(`best_hits`) and the pattern scores work on plain columns (lists), so the lean search path over
+the SQLite sidecar (search_sidecar.py) ranks with this same code without importing polars.
+
+Full-text queries (tens of thousands of candidate rows) are ranked in SQLite, in one statement
+(`TEXT_SQL`), over the sidecar (or its in-memory twin): FTS5's bm25 of each distinct failure text
+against the query's terms (each term a phrase, any term matching), then the same rules as
+`best_hits` — a text scoring under MIN_TEXT_SCORE of the best is no hit, one hit per event (its
+strongest pattern), content-hash dedupe, one hit per (origin, session, source, pattern,
+fingerprint) with its best occurrence and the count, best score first, then newest.
 
 The same session reached through two inputs (one file found twice by `index --auto`, or the same
 content on two machines) is counted once: per (content hash, session), only the rows of the first
@@ -14,20 +19,21 @@ content on two machines) is counted once: per (content hash, session), only the 
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import sqlite3
+
     import polars as pl
 
     from logsleuth.search import Query
 
 Columns = dict[str, list[Any]]  # a table as plain columns: name -> values
 
-MIN_TEXT_SCORE = 0.25  # full-text hits: IDF-weighted share of the query terms, times coverage
+MIN_TEXT_SCORE = 0.25  # full-text hits: a text's bm25 at least this share of the best text's
 # Weights of the reported score; the order itself is lexicographic (see the module docstring).
 W_PATTERN, W_FP, W_CAPTURES, W_TEXT = 0.4, 0.3, 0.2, 0.1
 _TERM = re.compile(r"[\w][\w.+/-]*")
@@ -53,67 +59,63 @@ def _text_scores(query: str, texts: list[str]) -> list[float]:
 
 
 def query_terms(text: str) -> list[str]:
-    """Distinctive lower-case terms of a query (`libnvrtc.so.13` stays one term)."""
+    """Distinctive lower-case terms of a query (`libnvrtc.so.13` stays one term: one phrase)."""
     terms = dict.fromkeys(t.strip(".-+/") for t in _TERM.findall(text.lower()))
-    return [t for t in terms if len(t) >= 3 and t not in _STOP][:64]
+    return [t for t in terms if len(t) >= 3 and t not in _STOP and any(c.isalnum() for c in t)][:64]
 
 
-def _overlap_scores(terms: Sequence[str], rows: pl.DataFrame) -> pl.Series:
-    """IDF-weighted share of the query terms each text contains (a BM25 without length norm).
-
-    Terms no candidate contains carry no information and do not count against anyone.
-    """
-    import polars as pl
-
-    if not terms or not rows.height:
-        return pl.Series("text_sim", [0.0] * rows.height, pl.Float64)
-    low = pl.col("text").fill_null("").str.to_lowercase()
-    present = rows.lazy().select(  # one query: small eager steps cost ~0.5 ms each
-        [low.str.contains(t, literal=True).alias(f"t{i}") for i, t in enumerate(terms)]
-    ).collect()
-    n = rows.height
-    df = present.sum().row(0)
-    weights, total, coverage = term_weights(n, df, len(terms))
-    score = present.select(
-        pl.sum_horizontal([pl.col(f"t{i}").cast(pl.Float64) * w for i, w in enumerate(weights)]) / total * coverage
-    ).to_series()
-    return score.alias("text_sim")
+def fts_query(terms: Sequence[str]) -> str:
+    """An FTS5 query matching any of the terms, each a phrase of its words (`libnvrtc.so.13`
+    is the phrase `libnvrtc so 13`)."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
-def term_weights(n: int, df: Sequence[int], n_terms: int) -> tuple[list[float], float, float]:
-    """IDF weight of each term (df: how many of the n candidates hold it), their sum, and the
-    coverage factor: query terms found nowhere lower every score alike."""
-    weights = [math.log(1 + n / (1 + d)) if d else 0.0 for d in df]
-    total = sum(weights) or 1.0
-    coverage = math.sqrt(sum(1 for d in df if d) / n_terms)
-    return weights, total, coverage
+# bm25() is negative, lower is better: `r <= share * best` keeps texts scoring at least `share` of
+# the best text that has a row passing the filters. The rest reads the sidecar's `rank` table,
+# whose integers were fixed when it was written (search_sidecar.rank_rows).
+TEXT_SQL = """
+WITH m(tid, r) AS MATERIALIZED (SELECT rowid, bm25(fts) FROM fts WHERE fts MATCH :match),
+b(best) AS MATERIALIZED (SELECT min(r) FROM m WHERE EXISTS (SELECT 1 FROM rank k WHERE k.text_id = m.tid{filters})),
+t AS (SELECT tid, r FROM m, b WHERE r <= :share * best),
+c AS (SELECT k.id, k.ev, k.grp, k.prank, k.seq, k.line, k.ord, t.r FROM t JOIN rank k ON k.text_id = t.tid
+      WHERE 1{filters}),
+e AS (SELECT *, row_number() OVER (PARTITION BY ev ORDER BY prank) AS strongest FROM c),
+g AS (SELECT *, row_number() OVER (PARTITION BY grp ORDER BY r, seq, line, id) AS first,
+             count(*) OVER (PARTITION BY grp) AS n
+      FROM e WHERE strongest = 1)
+SELECT g.id, g.r / b.best, g.n FROM g, b WHERE g.first = 1 ORDER BY g.r, g.ord LIMIT :limit
+"""
+# one hit per event (its strongest pattern speaks for it), one per error of a session (its best
+# occurrence, earliest on ties, and how many there were), best score first, then newest (`ord`)
+
+
+def text_hits(con: sqlite3.Connection, text: str, *, since_us: int | None = None, category: str | None = None,
+              limit: int = 10) -> list[tuple[int, float, int]]:
+    """The best `limit` full-text hits of `text` in a sidecar: (finding id, score, occurrences);
+    the score is the bm25 of the hit's text relative to the best text's (1.0 for the best)."""
+    terms = query_terms(text)
+    if not terms:  # no term: nothing to match
+        return []
+    filters, params = "", {"match": fts_query(terms), "share": MIN_TEXT_SCORE, "limit": limit}
+    if category:
+        filters, params["category"] = filters + " AND k.category = :category", category
+    if since_us is not None:
+        filters, params["since"] = filters + " AND k.ts >= :since", since_us
+    rows = con.execute(TEXT_SQL.format(filters=filters), params).fetchall()
+    return [(int(i), float(s), int(n)) for i, s, n in rows]
+
+
+
 
 
 def rank(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
-    """The best `limit` hits, in order: one row per (session, source, pattern, fingerprint)."""
+    """The best `limit` hits of a pattern query, in order: one row per (session, source,
+    pattern, fingerprint). (Full-text queries are ranked in SQL: `text_hits`.)"""
     import polars as pl
 
     if not rows.height:
         return rows.with_columns(score=pl.lit(0.0), occurrences=pl.lit(0, pl.UInt32))
-    if q.pattern is not None:
-        return rank_pattern(q, rows, limit)
-    # full text (no pattern, so no fingerprint or captures to compare): term overlap scores in
-    # polars over every candidate, one hit per event, then the same per-error choice as patterns
-    scored = (
-        rows.with_columns(_overlap_scores(query_terms(q.text), rows))
-        .lazy()
-        .filter(pl.col("text_sim") >= MIN_TEXT_SCORE)
-        # several patterns on one event are one hit: the strongest speaks for it
-        .with_columns(pl.col("origin").fill_null("").alias("_origin"))
-        .sort(["_origin", "session", "source", "seq", "priority", "pattern"],
-              descending=[False, False, False, False, True, False])
-        .unique(["_origin", "session", "source", "seq"], keep="first", maintain_order=True)
-        .drop("_origin")
-        .collect()
-    )
-    sims = scored["text_sim"].to_list()
-    zeros = [0.0] * scored.height
-    return _best_hits(scored.drop("text_sim"), zeros, zeros, sims, sims, limit)
+    return rank_pattern(q, rows, limit)
 
 
 def rank_pattern(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:

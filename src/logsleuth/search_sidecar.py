@@ -14,9 +14,14 @@ way search.classify_query does without loading the library (its types import pol
 
 Tables: `findings` (one row per indexed finding, in the compact file's order; timestamps as
 microseconds since the epoch; the fix and attempt lists as ids into `lists`, which holds each
-distinct list once, as JSON: every finding of an episode repeats them), `fts` (a contentless FTS5 trigram index over the
-text of failure rows: substring search, case-insensitive, for terms of three characters or more,
-the same superset a full-text query's prefilter needs), `meta` (key, value).
+distinct list once, as JSON: every finding of an episode repeats them; `text_id` numbers each
+distinct text), `fts` (a contentless FTS5 index, unicode61 words, over each distinct text of a
+failure row once, rowid = text_id: an error recurs word for word across sessions, so bm25 is
+computed per distinct text, not per finding), `meta` (key, value).
+
+Staleness costs a reader ~1 ms: the manifest (a few hundred KB at most) is hashed, and the
+library stamp is recomputed from the stats of the pattern files and directories the writer saw
+(stored in `meta`, so no directory walk; a file added or removed changes its directory's mtime).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ if TYPE_CHECKING:
 
 SIDECAR = "search.sqlite"
 MANIFEST = "files.parquet"  # index.MANIFEST (not imported: index.py imports polars)
-FORMAT = "2"  # bump when the tables or what goes into them change
+FORMAT = "5"  # bump when the tables or what goes into them change
 FAILURE_SEVERITIES = ("fatal", "error", "warning")  # search.FAILURE_SEVERITIES
 COLUMNS = (
     "session", "source", "line", "seq", "ts", "pattern", "category", "severity", "priority", "fingerprint",
@@ -67,18 +72,28 @@ def _pattern_roots() -> list[Path]:
     return roots
 
 
-def library_stamp() -> str:
-    """Stats of the default library's pattern files and of this module (~1 ms): when any
-    changes, the snapshot in a sidecar may no longer classify a query as the library would. (An
-    upgrade of logsleuth rewrites its pattern files, hence changes their stats too.)"""
-    h = hashlib.sha256(f"{FORMAT}\0{os.environ.get('LOGSLEUTH_PATTERNS')}\0".encode())
-    files = [_PKG / c for c in _CODE]
+def library_paths() -> list[str]:
+    """The default library's directories and pattern files, and this module (the writer's view)."""
+    paths = [str(_PKG / c) for c in _CODE]
     for root in _pattern_roots():
-        files += sorted(p for p in root.rglob("*") if p.is_file())
-    for f in files:
-        with contextlib.suppress(OSError):
-            st = f.stat()
-            h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        paths += [str(root), *sorted(str(p) for p in root.rglob("*"))]
+    return paths
+
+
+def library_stamp(paths: Sequence[str] | None = None) -> str:
+    """Stats of `paths` (default: library_paths()), the pattern roots and the format: when any
+    changes, the snapshot in a sidecar may no longer classify a query as the library would. (An
+    upgrade of logsleuth rewrites its pattern files, hence changes their stats too.) A reader
+    passes the paths the writer stored: ~200 stats, no walk."""
+    roots = os.pathsep.join(str(r) for r in _pattern_roots())
+    h = hashlib.sha256(f"{FORMAT}\0{os.environ.get('LOGSLEUTH_PATTERNS')}\0{roots}\0".encode())
+    for f in library_paths() if paths is None else paths:
+        try:
+            st = os.stat(f)
+        except OSError:
+            h.update(f"{f}\0-\0".encode())
+            continue
+        h.update(f"{f}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
     return h.hexdigest()[:32]
 
 
@@ -109,39 +124,11 @@ def write(db: Path, lib: PatternLibrary, frame: Any, digest: str) -> None:
     tmp.unlink(missing_ok=True)
     con = sqlite3.connect(tmp)
     try:
-        con.executescript(
-            "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-            "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
-            f"CREATE TABLE findings(id INTEGER PRIMARY KEY, {', '.join(f'{_q(c)}' for c in COLUMNS)}, low TEXT, alow TEXT);"
-            "CREATE TABLE lists(id INTEGER PRIMARY KEY, value TEXT);"
-            "CREATE VIRTUAL TABLE fts USING fts5(text, content='', tokenize='trigram');"
-        )
-        present = [c for c in COLUMNS if c in frame.columns]
-        rows = frame.select(present).iter_rows(named=True)
-        placeholders = ", ".join("?" for _ in range(len(COLUMNS) + 3))
-        batch: list[tuple[Any, ...]] = []
-        fts: list[tuple[int, str]] = []
-        lists: dict[str, int] = {}
-        for i, r in enumerate(rows, start=1):
-            text = r.get("text")
-            for c in JSON_COLUMNS:
-                r[c] = lists.setdefault(orjson.dumps(r.get(c) or []).decode(), len(lists) + 1)
-            # lower-cased as polars' to_lowercase (scores) and ASCII-only as its contains_any (prefilter)
-            lows = (text.lower(), text.encode().lower().decode()) if text else (text, text)
-            batch.append((i, *(_cell(c, r.get(c)) for c in COLUMNS), *lows))
-            if text and r.get("severity") in FAILURE_SEVERITIES:
-                fts.append((i, text))
-            if len(batch) >= 5000:
-                con.executemany(f"INSERT INTO findings VALUES ({placeholders})", batch)
-                con.executemany("INSERT INTO fts(rowid, text) VALUES (?, ?)", fts)
-                batch, fts = [], []
-        con.executemany(f"INSERT INTO findings VALUES ({placeholders})", batch)
-        con.executemany("INSERT INTO fts(rowid, text) VALUES (?, ?)", fts)
-        con.executemany("INSERT INTO lists VALUES (?, ?)", [(i, v) for v, i in lists.items()])
-        con.execute("CREATE INDEX findings_pattern ON findings(pattern)")
-        con.execute("CREATE INDEX findings_session ON findings(session)")
-        meta = {"format": FORMAT, "manifest": digest, "library": library_stamp(),
-                "snapshot": orjson.dumps(snapshot(lib)).decode()}
+        con.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")
+        fill(con, frame)
+        paths = library_paths()
+        meta = {"format": FORMAT, "manifest": digest, "library": library_stamp(paths),
+                "library_paths": orjson.dumps(paths).decode(), "snapshot": orjson.dumps(snapshot(lib)).decode()}
         con.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
         con.commit()
     finally:
@@ -149,6 +136,97 @@ def write(db: Path, lib: PatternLibrary, frame: Any, digest: str) -> None:
     with open(tmp, "rb+") as f:
         os.fsync(f.fileno())
     os.replace(tmp, dest)
+
+
+def memory(frame: Any) -> sqlite3.Connection:
+    """The sidecar's tables for `frame` in memory (no meta): the full-text search of an index
+    whose sidecar cannot be written, or of inputs analysed now (`search --in`)."""
+    con = sqlite3.connect(":memory:", check_same_thread=False)
+    fill(con, frame)
+    con.commit()
+    return con
+
+
+def fill(con: sqlite3.Connection, frame: Any) -> None:
+    """Create the tables and write the rows of `frame` (a polars DataFrame of findings)."""
+    import orjson
+
+    con.executescript(
+        "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;"
+        f"CREATE TABLE findings(id INTEGER PRIMARY KEY, {', '.join(f'{_q(c)}' for c in COLUMNS)}, text_id INTEGER);"
+        "CREATE TABLE lists(id INTEGER PRIMARY KEY, value TEXT);"
+        "CREATE VIRTUAL TABLE fts USING fts5(text, content='', tokenize='unicode61');"
+        "CREATE TABLE rank(text_id INTEGER, id INTEGER, ev INTEGER, grp INTEGER, prank INTEGER, seq INTEGER,"
+        " line INTEGER, ord INTEGER, ts INTEGER, category TEXT, PRIMARY KEY (text_id, id)) WITHOUT ROWID;"
+    )
+    present = [c for c in COLUMNS if c in frame.columns]
+    rows = frame.select(present).iter_rows(named=True)
+    placeholders = ", ".join("?" for _ in range(len(COLUMNS) + 2))
+    batch: list[tuple[Any, ...]] = []
+    fts: list[tuple[int, str]] = []
+    lists: dict[str, int] = {}
+    texts: dict[str, int] = {}
+    indexed: set[int] = set()
+    failures: list[tuple[Any, ...]] = []
+    for i, r in enumerate(rows, start=1):
+        text = r.get("text")
+        for c in JSON_COLUMNS:
+            r[c] = lists.setdefault(orjson.dumps(r.get(c) or []).decode(), len(lists) + 1)
+        tid = texts.setdefault(text, len(texts) + 1) if text else None
+        batch.append((i, *(_cell(c, r.get(c)) for c in COLUMNS), tid))
+        if tid is not None and r.get("severity") in FAILURE_SEVERITIES:
+            failures.append((i, tid, *(r.get(c) for c in _RANK_KEYS)))
+            if tid not in indexed:
+                indexed.add(tid)
+                fts.append((tid, text))
+        if len(batch) >= 5000:
+            con.executemany(f"INSERT INTO findings VALUES ({placeholders})", batch)
+            batch = []
+    con.executemany(f"INSERT INTO findings VALUES ({placeholders})", batch)
+    fts.sort()  # rowid order: FTS5 appends to its segments fastest
+    con.executemany("INSERT INTO fts(rowid, text) VALUES (?, ?)", fts)
+    con.execute("INSERT INTO fts(fts) VALUES ('optimize')")  # one segment: fewer b-tree walks per query
+    con.executemany("INSERT INTO rank VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", sorted(rank_rows(failures)))
+    con.executemany("INSERT INTO lists VALUES (?, ?)", [(i, v) for v, i in lists.items()])
+    # covering what a pattern query ranks by (search_cli.PATTERN_SQL): its rows are read from one
+    # run of the index, not from pages all over the table
+    con.execute("CREATE INDEX findings_pattern ON findings(pattern, id, session, source, line, seq, ts, fingerprint,"
+                " captures, text_id, origin, file_sha256)")
+    con.execute("CREATE INDEX findings_session ON findings(session)")
+    con.execute("CREATE INDEX findings_text ON findings(text_id)")
+
+
+_RANK_KEYS = ("origin", "session", "source", "seq", "line", "pattern", "priority", "fingerprint", "ts", "category",
+              "file_sha256")  # fmt: skip
+
+
+def rank_rows(failures: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The `rank` table: per failure row with a text, what search_rank.TEXT_SQL ranks by, as
+    integers fixed at write time — the event (ev) and the error of a session (grp) it belongs
+    to, its pattern's strength on an event (prank: priority, then pattern id), and its place in
+    the order among equal scores (ord: newest first, undated last, then session, source, origin,
+    line, seq). The rows of a second copy of a session (same content hash, a later origin or
+    source: search_rank.dedupe) take no part and are left out."""
+    first: dict[tuple[Any, Any], tuple[str, str]] = {}
+    for _, _, origin, session, source, *_rest, sha in failures:
+        if sha:
+            where = (origin or "", source or "")
+            if first.setdefault((sha, session), where) > where:
+                first[(sha, session)] = where
+    live = [f for f in failures if not f[-1] or first[(f[-1], f[3])] == (f[2] or "", f[4] or "")]
+    ev: dict[tuple[Any, ...], int] = {}
+    grp: dict[tuple[Any, ...], int] = {}
+    strength = {pp: k for k, pp in enumerate(sorted({(-(f[8] or 0), f[7] or "") for f in live}))}
+    by_order = sorted(live, key=lambda f: (f[10] is None, -(_cell("ts", f[10]) or 0), f[3], f[4],
+                                           f[2] or "", f[6], f[5], f[0]))
+    order = {f[0]: k for k, f in enumerate(by_order)}
+    out = []
+    for i, tid, origin, session, source, seq, line, pattern, priority, fp, ts, category, _ in live:
+        e = ev.setdefault((origin or "", session, source, seq), len(ev))
+        g = grp.setdefault((origin, session, source, pattern, fp), len(grp))
+        out.append((tid, i, e, g, strength[(-(priority or 0), pattern or "")], seq, line, order[i],
+                    _cell("ts", ts), category))
+    return out
 
 
 def _q(name: str) -> str:
@@ -188,6 +266,8 @@ def refresh(db: Path, lib: PatternLibrary) -> bool:
     digest = manifest_digest(db)
     if digest is None or is_current(db, digest):
         return False
+    if _restamp(db, lib, digest):  # the rows are current, only the library changed (~10 ms, not a rewrite)
+        return True
     try:
         frame = index.load(db, [c for c in COLUMNS if c in index.FINDING_SCHEMA])
     except Exception:  # an index being rebuilt, an unreadable part: Parquet search reports it
@@ -199,6 +279,28 @@ def refresh(db: Path, lib: PatternLibrary) -> bool:
     except OSError:  # a read-only index (a shared folder): search stays on the Parquet path
         with contextlib.suppress(OSError):
             (db / f".{SIDECAR}.{os.getpid()}.tmp").unlink()
+        return False
+    return True
+
+
+def _restamp(db: Path, lib: PatternLibrary, digest: str) -> bool:
+    """A sidecar of the committed rows whose library snapshot is stale: the snapshot and stamp
+    replaced in one transaction (readers see the old meta or the new, whole)."""
+    import orjson
+
+    con = open_current(db, digest, library=False)
+    if con is None:
+        return False
+    con.close()
+    paths = library_paths()
+    meta = {"library": library_stamp(paths), "library_paths": orjson.dumps(paths).decode(),
+            "snapshot": orjson.dumps(snapshot(lib)).decode()}
+    try:
+        with contextlib.closing(sqlite3.connect(db / SIDECAR, timeout=5)) as rw, rw:
+            if rw.execute("SELECT value FROM meta WHERE key = 'manifest'").fetchone() != (digest,):
+                return False  # replaced meanwhile by a newer state's sidecar
+            rw.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", sorted(meta.items()))
+    except sqlite3.Error:  # read-only, or locked: the full rewrite decides
         return False
     return True
 
@@ -220,18 +322,25 @@ def is_current(db: Path, digest: str | None = None) -> bool:
     return True
 
 
-def open_current(db: Path, digest: str | None = None) -> sqlite3.Connection | None:
-    """A read-only connection to the sidecar when it holds the committed state, else None."""
+def open_current(db: Path, digest: str | None = None, library: bool = True) -> sqlite3.Connection | None:
+    """A read-only connection to the sidecar when it holds the committed state, else None.
+    `library`: its library snapshot must be current too (a full-text search reads no snapshot)."""
     path = db / SIDECAR
-    if not path.is_file():
-        return None
     digest = digest if digest is not None else manifest_digest(db)
+    if digest is None:
+        return None
     try:
         con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('format', 'manifest', 'library')"))
+        meta = dict(con.execute(
+            "SELECT key, value FROM meta WHERE key IN ('format', 'manifest', 'library', 'library_paths')"))
     except sqlite3.Error:
         return None
-    if meta != {"format": FORMAT, "manifest": digest, "library": library_stamp()}:
+    ok = meta.get("format") == FORMAT and meta.get("manifest") == digest
+    if ok and library:
+        import orjson
+
+        ok = meta.get("library") == library_stamp(orjson.loads(meta.get("library_paths") or "[]"))
+    if not ok:
         con.close()
         return None
     return con
