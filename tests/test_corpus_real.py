@@ -1,7 +1,14 @@
-"""The project's own corpus of real error excerpts (tests/corpus/*.jsonl): shape and a score floor.
+"""The project's own corpus of real error excerpts (tests/corpus/*.jsonl): shape and score floors.
 
-Every record names its public source; `logsleuth patterns eval` on it must stay at or above the
-figure reached when the patterns were written (raise FLOOR when the library improves).
+Every record names its source: a public thread (`https://github.com/...`) or the exact command that produced
+the text with a real tool on a developer machine (`command: ...`, see tests/corpus/README.md).
+`logsleuth patterns eval` must stay at or above the figure reached when the patterns were written (raise a
+FLOOR when the library improves).
+
+heldout.jsonl is a held-out split: no pattern was written from its records, so its score measures how the
+library generalises to real text it has not seen. Its floor is lower on purpose; never write a pattern
+(or an example) from a held-out record — move the record to real_errors.jsonl first and take a new held-out
+batch.
 """
 
 from __future__ import annotations
@@ -9,37 +16,59 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+import pytest
 
 from logsleuth.evaluate import NONE, evaluate
 from logsleuth.library import load_library
 
-CORPUS = Path(__file__).parent / "corpus" / "real_errors.jsonl"
-FLOOR = 1.0  # accuracy reached on 2026 batches 1-2 (168 records); see the file's records
-MIN_RECORDS, MIN_BENIGN = 160, 40
+CORPUS_DIR = Path(__file__).parent / "corpus"
+CORPUS = CORPUS_DIR / "real_errors.jsonl"
+HELDOUT = CORPUS_DIR / "heldout.jsonl"
+FLOOR = 0.993  # real_errors.jsonl: 303/305 after batch 3 (misses: unittest's bare `OK` split off by a blank line; pnpm ELIFECYCLE)
+HELDOUT_FLOOR = 0.89  # heldout.jsonl, held out: 59/66 after batch 3 (42/66 = 0.636 before the batch-3 patterns)
+MIN_RECORDS, MIN_BENIGN, MIN_CATEGORIES = 300, 40, 40
 
 
-def _records() -> list[dict[str, str]]:
-    return [orjson.loads(line) for line in CORPUS.read_bytes().splitlines() if line.strip()]
+def _records(path: Path) -> list[dict[str, str]]:
+    return [orjson.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
 
 
-def test_every_record_has_a_public_source() -> None:
-    recs = _records()
+def _all() -> list[dict[str, str]]:
+    return _records(CORPUS) + _records(HELDOUT)
+
+
+def test_every_record_has_a_source() -> None:
+    recs = _all()
     assert len(recs) >= MIN_RECORDS
     assert len({r["id"] for r in recs}) == len(recs)
     for r in recs:
         assert r["log"].strip() and r["category"], r["id"]
-        assert r["source"].startswith("https://github.com/"), r["id"]
+        assert r["source"].startswith(("https://github.com/", "command: ")), r["id"]
     assert sum(r["category"] == NONE for r in recs) >= MIN_BENIGN
+    assert len({r["category"] for r in recs} - {NONE}) >= MIN_CATEGORIES
+
+
+def test_heldout_is_disjoint_from_the_patterns_corpus() -> None:
+    dev, held = _records(CORPUS), _records(HELDOUT)
+    assert {r["id"] for r in dev}.isdisjoint(r["id"] for r in held)
+    assert {r["log"] for r in dev}.isdisjoint(r["log"] for r in held)
+
+
+def test_no_pattern_example_comes_from_a_heldout_record() -> None:
+    examples = {ex.text.strip() for p in load_library().patterns for ex in p.match_examples}
+    leaked = [r["id"] for r in _records(HELDOUT) if r["log"].strip() in examples]
+    assert leaked == []
 
 
 def test_labels_are_library_categories() -> None:
     cats = set(load_library().categories)
-    assert {r["category"] for r in _records()} - {NONE} <= cats
+    assert {r["category"] for r in _all()} - {NONE} <= cats
 
 
-def test_eval_floor() -> None:
-    result = evaluate(str(CORPUS), load_library())
+@pytest.mark.parametrize(("path", "floor"), [(CORPUS, FLOOR), (HELDOUT, HELDOUT_FLOOR)], ids=["dev", "heldout"])
+def test_eval_floor(path: Path, floor: float) -> None:
+    result = evaluate(str(path), load_library())
     wrong = [f"{o.id}: expected {o.expected}, got {o.predicted}" for o in result.confusions]
-    assert result.accuracy >= FLOOR, "\n".join(wrong)
+    assert result.accuracy >= floor, "\n".join(wrong)
     benign_flagged = [o.id for o in result.outcomes if o.expected == NONE and not o.correct]
     assert benign_flagged == []
