@@ -108,7 +108,7 @@ def test_under_read_input_warns_once_and_strict_exits_3(capsys: pytest.CaptureFi
     assert len(found) == 1 and found[0].skipped > 0
     assert main(["graph", str(bad)]) == 0
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"logsleuth: warning: {bad}: ") and "lines skipped" in err[0]
+    assert len(err) == 1 and err[0].startswith(f"logsleuth: warning: {bad}: ") and "%) skipped" in err[0]
     assert main(["graph", "--strict", str(bad)]) == 3
     assert main(["classify", "--strict", str(bad)]) == 3
     assert main(["graph", "--strict", str(GEMINI_STREAM)]) == 0  # read whole: nothing to say

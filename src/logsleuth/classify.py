@@ -359,12 +359,23 @@ def _norm(value: str) -> str:
     return _WS.sub(" ", value).strip().strip("'\"`").lower()
 
 
+_STATUS_LINE = re.compile(r"^\s*(?:Error: )?(?:Exit code:?|Process exited with code|exit status)\s*-?\d+\s*$", re.I)
+
+
 def _snippet(text: str, pos: int, end: int) -> str:
-    """The line(s) holding the match, trimmed; a long line is cut around the match."""
+    """The line(s) holding the match, trimmed; a long line is cut around the match. A match on a
+    bare exit-status line (`Exit code 1`, which a tool puts first) is quoted by the first line
+    after it that reads like an error (`Error: …`, esbuild's `✘ [ERROR] …`), when there is one:
+    this is the excerpt of the failure table and of search results."""
     start = text.rfind("\n", 0, pos) + 1
     stop = text.find("\n", max(end - 1, pos))
     stop = len(text) if stop < 0 else stop
     lines = [ln.rstrip() for ln in text[start:stop].replace("\r", "").split("\n")]
+    if len(lines) == 1 and stop < len(text) and _STATUS_LINE.match(lines[0]):
+        told = _telling_after(text[stop + 1 :])
+        if told:
+            lines = [told]
+            pos = start = 0
     if len(lines) == 1:
         line = lines[0].strip()
         if len(line) <= SNIPPET_CHARS:
@@ -375,6 +386,14 @@ def _snippet(text: str, pos: int, end: int) -> str:
     if len(lines) > MAX_SNIPPET_LINES:
         lines = [*lines[:3], "…", *lines[-2:]]
     return "\n".join(ln[:SNIPPET_CHARS] for ln in lines).strip("\n")
+
+
+def _telling_after(rest: str) -> str | None:
+    """The first line of `rest` that reads like an error (a traceback's exception line), if any."""
+    from logsleuth.causes import TELLING, telling_lines  # only for status-line matches: rare
+
+    line = telling_lines(rest[:20_000], limit=1).strip()
+    return line if line and TELLING.search(line) and not _STATUS_LINE.match(line) else None
 
 
 def _render(

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from logsleuth.ingest.base import (
     EventSink,
@@ -40,6 +41,18 @@ _RAN = re.compile(r"\AI ran this command:\s*\n\s*\n(?P<cmd>.*?)\n\s*\nAnd got th
 _RUN_CMD = re.compile(r"^(?:/(?P<name>run|test|git|lint)\b\s*|!)(?P<cmd>.*)\Z", re.S)
 _RUNNING = "Running "
 _LINT_RUN = "## Running: "
+# a fence line: its character and length (CommonMark: a fence closes with at least as many of the
+# same character and nothing after them; ```` opens an edit block that may hold ``` lines)
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+# aider's own lines (prompts, hints, accounting): never part of a command's output
+_AIDER_UI = re.compile(
+    r"^(?:Tokens: [\d.,]+k? sent|Applied edit to |Commit [0-9a-f]{7,} |You can use /undo to undo"
+    r"|Add (?:file|command output|URL) to the chat\?|Added \d+ lines? of output to the chat"
+    r"|Run shell commands?\?|Attempt to fix (?:lint|test) errors\?|Fix any errors below, if possible"
+    r"|Only \d+ reflections allowed|\^C again to exit|Added .* to the chat|Did not apply edit to "
+    r"|Create new file\?|Allow edits to file|Edit the files\?|Cost: \$|Undid |Removed .* from the chat"
+    r"|https://aider\.chat/)"
+)
 
 
 def sniff(probe: Probe) -> bool:
@@ -72,8 +85,13 @@ class _Reader:
         self.seen_sessions: set[str] = set()
         self.block: _Block | None = None
         self.trailing_blank = 0  # blank lines held back at the end of an assistant block
-        self.in_fence = False
+        self.fences: list[str] = []  # the open fences of the model's reply (``` or ```` or ~~~), nested
         self.pending: tuple[str, str] | None = None  # (tool, call_id) awaiting its `>` output
+        # aider's input history beside the chat history: when each user input was typed
+        self.inputs = input_history(probe)
+        self.next_input = 0
+        self.started: datetime | None = None  # the current session's header time
+        self.typed: datetime | None = None  # when the user block being read was typed
 
     # -- line loop ------------------------------------------------------------------------------
 
@@ -106,18 +124,31 @@ class _Reader:
             self._add("tool", n, line)  # a multi-line tool message: only its first line is quoted
         else:
             self._add("assistant", n, line)
-            if line.lstrip().startswith(("```", "~~~")):
-                self.in_fence = not self.in_fence
+            self._track_fence(line)
+
+    def _track_fence(self, line: str) -> None:
+        """Fences nest as the model writes them: inside a fence, a fence line with an info string
+        (```bash inside ```markdown) opens an inner block; a bare fence at least as long as the
+        innermost one closes it; a shorter bare one is text (``` inside a ```` edit block)."""
+        m = _FENCE.match(line)
+        if m is None:
+            return
+        fence, info = m.group("fence"), m.group("info").strip()
+        if not self.fences or info:
+            if not self.fences or fence[0] == self.fences[-1][0]:
+                self.fences.append(fence)
+        elif fence[0] == self.fences[-1][0] and len(fence) >= len(self.fences[-1]):
+            self.fences.pop()
 
     def _in_reply_fence(self) -> bool:
         """Inside a fenced block of the model's reply (an edit block): `####` and `>` are file text."""
-        return self.in_fence and self.block is not None and self.block.kind == "assistant"
+        return bool(self.fences) and self.block is not None and self.block.kind == "assistant"
 
     def _add(self, kind: str, n: int, text: str) -> None:
         if self.block is None or self.block.kind != kind:
             self._flush()
             self.block = _Block(kind)
-            self.in_fence = False
+            self.fences = []
         elif self.trailing_blank:  # blank lines inside an assistant reply belong to it
             self.block.lines.extend((0, "") for _ in range(self.trailing_blank))
             self.trailing_blank = 0
@@ -132,8 +163,9 @@ class _Reader:
         self.seen_sessions.add(session)
         self.session = session
         self.pending = None
-        self.sink.add(line=n, role=Role.SYSTEM, kind=Kind.TEXT, text=line[2:].strip(),
-                      ts=parse_ts(m.group("ts")) if m else None, session=session)
+        self.started = parse_ts(m.group("ts")) if m else None
+        self.sink.add(line=n, role=Role.SYSTEM, kind=Kind.TEXT, text=line[2:].strip(), ts=self.started,
+                      session=session)
         self.report.used += 1
 
     # -- blocks -> events -----------------------------------------------------------------------
@@ -170,11 +202,24 @@ class _Reader:
         is_error: bool | None = None,
     ) -> None:
         if text:
+            ts = self.typed if role is Role.USER else None
             self.sink.add(line=line, role=role, kind=kind, text=text, session=self.session, tool=tool,
-                          call_id=call_id, exit_code=exit_code, is_error=is_error)
+                          call_id=call_id, exit_code=exit_code, is_error=is_error, ts=ts)
+
+    def _typed_at(self, text: str) -> datetime | None:
+        """When this user input was typed, from the input history: the next entry, in order, with
+        the same words, not before the session's start (the history file spans every session)."""
+        want = " ".join(text.split())
+        for i in range(self.next_input, len(self.inputs)):
+            ts, typed = self.inputs[i]
+            if typed == want and (self.started is None or ts >= self.started):
+                self.next_input = i + 1
+                return ts
+        return None
 
     def _user(self, block: _Block) -> None:
         text = block.text()
+        self.typed = self._typed_at(text) if self.inputs else None
         if not text or text == "<blank>":
             return
         ran = _RAN.match(text)
@@ -199,9 +244,14 @@ class _Reader:
     def _tool(self, block: _Block, pending: tuple[str, str] | None) -> None:
         if pending is not None:
             tool, call_id = pending
-            text = block.text()
+            cut = next((i for i, (_, t) in enumerate(block.lines) if _AIDER_UI.match(t.strip())), len(block.lines))
+            text = "\n".join(t for _, t in block.lines[:cut]).strip("\n").rstrip()
             self._emit(block.first, Role.TOOL, Kind.TOOL_RESULT, text, tool=tool, call_id=call_id,
                        exit_code=exit_code_in(text))
+            rest = [(n, t) for n, t in block.lines[cut:]]
+            body = "\n".join(t for _, t in rest).strip()
+            if body:
+                self._emit(next(n for n, t in rest if t.strip()), Role.SYSTEM, Kind.TEXT, body)
             return
         # split at `Running cmd` lines: what precedes is aider talking, what follows is output
         segment: list[tuple[int, str]] = []
@@ -211,7 +261,8 @@ class _Reader:
             lint = t.startswith(_LINT_RUN)  # `## Running: pylint f.py`: aider's lint/test run after an edit
             if lint:
                 t = _RUNNING + t[len(_LINT_RUN):]
-            if t.startswith(_RUNNING) and (n == 0 or len(t) > len(_RUNNING)):
+            ui = call is not None and bool(_AIDER_UI.match(t.strip()))  # aider talking again: output over
+            if ui or (t.startswith(_RUNNING) and (n == 0 or len(t) > len(_RUNNING))):
                 body = "\n".join(x for _, x in segment).strip()
                 if call is None:
                     if body:
@@ -225,9 +276,9 @@ class _Reader:
                         # aider prints a lint run's output only when it failed ("Fix any errors below")
                         self._emit(first, Role.TOOL, Kind.TOOL_RESULT, body, tool="shell", call_id=call_id,
                                    exit_code=exit_code_in(body), is_error=True if call_lint else None)
-                call = (n, t[len(_RUNNING):].strip()) if n else None
+                call = (n, t[len(_RUNNING):].strip()) if n and not ui else None
                 call_lint = lint
-                segment = []
+                segment = [(n, t)] if ui else []
             else:
                 segment.append((n, t))
 
@@ -238,6 +289,39 @@ class _Reader:
 
 def _only_gt(line: str) -> bool:
     return line.startswith(">") and not line[1:].strip()
+
+
+_INPUT_STAMP = re.compile(r"^# (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)\s*$")
+INPUT_HISTORY = ".aider.input.history"
+_MAX_INPUT_HISTORY = 64 << 20
+
+
+def input_history(probe: Probe) -> list[tuple[datetime, str]]:
+    """(time, words) of each entry of the `.aider.input.history` beside the chat history, if any:
+    prompt_toolkit's FileHistory, `# 2025-03-18 12:49:01.123456` then the input as `+line`s.
+    aider writes both files in the project folder; its chat history itself stamps only the start
+    of each session, so this is where a session's duration comes from."""
+    if probe.path is None:
+        return []
+    path = probe.path.parent / INPUT_HISTORY
+    try:
+        if not path.is_file() or path.stat().st_size > _MAX_INPUT_HISTORY:
+            return []
+        text = path.read_text("utf-8", errors="replace")
+    except OSError:
+        return []
+    out: list[tuple[datetime, str]] = []
+    ts: datetime | None = None
+    lines: list[str] = []
+    for line in [*text.splitlines(), "# end"]:
+        m = _INPUT_STAMP.match(line)
+        if m or line == "# end":
+            if ts is not None and lines:
+                out.append((ts, " ".join(" ".join(lines).split())))
+            ts, lines = (parse_ts(m.group(1)) if m else None), []
+        elif line.startswith("+"):
+            lines.append(line[1:])
+    return out
 
 
 def read(probe: Probe) -> Transcript:

@@ -10,8 +10,11 @@ Which source wins: `response_item` whenever the file has any. Then `event_msg` r
 (user_message, agent_message, agent_reasoning, exec_command_*, item_completed) are ignored,
 except that an `exec_command_end` exit code fills in an output that states none, an `error`
 event becomes a system error, and a completed `CommandExecution` item with no matching call
-(code mode runs commands inside one `exec` call) becomes a call plus its result. A file with
-no `response_item` at all is read from its `event_msg` / `item_completed` records instead.
+(code mode runs commands inside one `exec` call) becomes a call plus its result. The finished
+tool events (`exec_command_end`, `mcp_tool_call_end`, `patch_apply_end`) whose call id no
+`response_item` carries become a call plus its result (exit code, error flag); "mirrored" is
+decided over the whole file (a pre-pass), since an end event may precede its call item. A file
+with no `response_item` at all is read from its `event_msg` / `item_completed` records instead.
 """
 
 from __future__ import annotations
@@ -52,6 +55,10 @@ _HEADER_RE = re.compile(
     r"^(?:Chunk ID|Wall time|Exit code|Process exited with code|Process running with session ID"
     r"|Original token count|Total output lines|Command)\b"
 )
+_CALL_ID_RE = re.compile(rb'"call_id"\s*:\s*"([^"\\]{1,512})"')
+# finished tools as event_msg records (codex-rs/protocol/src/protocol.rs: ExecCommandEndEvent,
+# McpToolCallEndEvent, PatchApplyEndEvent)
+_END_EVENTS = frozenset({"exec_command_end", "mcp_tool_call_end", "patch_apply_end"})
 _UUID_RE = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
 
 Event = dict[str, Any]
@@ -67,6 +74,8 @@ class _Reader:
         self._calls: set[str] = set()  # call ids seen in response items (or events)
         self._tools: dict[str, str] = {}
         self._exit_codes: dict[str, int] = {}  # from exec_command_end, for outputs that state none
+        self.mirrored: frozenset[str] = frozenset()  # call ids some response_item carries (see read)
+        self._from_events: set[str] = set()  # call ids read from an end event: items repeating them are dropped
 
     def read(self, f: IO[bytes]) -> None:
         for n, _raw, value in iter_records(f, self.report):
@@ -127,6 +136,11 @@ class _Reader:
         if t == "reasoning":
             text = _reasoning_text(p)
             return [_ev(base, Role.ASSISTANT, Kind.REASONING, text)] if text else []
+        if t in ("function_call", "custom_tool_call", "local_shell_call", "function_call_output",
+                 "custom_tool_call_output", "local_shell_call_output") and self._from_events:
+            call_id = _str(p.get("call_id")) or _str(p.get("id"))
+            if call_id in self._from_events:
+                return []  # missed by the pre-pass: already read from its end event
         if t in ("function_call", "custom_tool_call", "local_shell_call"):
             return [self._call(p, base)]
         if t in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
@@ -189,12 +203,15 @@ class _Reader:
         if t == "item_completed":
             return self._completed_item(p.get("item"), base)
         if self.mode == "response":
-            if t == "exec_command_end":
+            if t not in _END_EVENTS:
+                return []
+            call_id = _str(p.get("call_id"))
+            if call_id is not None and call_id in self.mirrored:
                 code = p.get("exit_code")
-                call_id = _str(p.get("call_id"))
-                if call_id and isinstance(code, int) and not isinstance(code, bool):
+                if t == "exec_command_end" and isinstance(code, int) and not isinstance(code, bool):
                     self._exit_codes[call_id] = code
-            return []
+                return []
+            return self._end_event(t, p, base, call_id)
         if self.mode == "items":
             return []  # item_completed records carry this session's conversation
         if t in ("user_message", "agent_message", "agent_reasoning"):
@@ -211,9 +228,50 @@ class _Reader:
                 self._calls.add(call_id)
             return [_ev(base, Role.ASSISTANT, Kind.TOOL_CALL, unwrap_shell(p.get("command")), tool="shell",
                         call_id=call_id)]
-        if t == "exec_command_end":
-            return self._command_pair(p, base, _str(p.get("call_id")))
+        if t in _END_EVENTS:
+            return self._end_event(t, p, base, _str(p.get("call_id")))
         return []
+
+    def _end_event(self, t: str, p: dict[str, Any], base: Event, call_id: str | None) -> list[Event]:
+        """A finished exec / MCP / patch tool that no response item records: its call and result."""
+        if call_id:
+            self._from_events.add(call_id)
+        if t == "exec_command_end":
+            return self._command_pair(p, base, call_id)
+        if t == "mcp_tool_call_end":
+            return self._mcp_pair(p, base, call_id)
+        return self._patch_pair(p, base, call_id)
+
+    def _call_unless_seen(self, out: list[Event], base: Event, call_id: str | None, text: str, tool: str) -> None:
+        if call_id is None or call_id not in self._calls:
+            if call_id:
+                self._calls.add(call_id)
+            out.append(_ev(base, Role.ASSISTANT, Kind.TOOL_CALL, text, tool=tool, call_id=call_id))
+
+    def _mcp_pair(self, p: dict[str, Any], base: Event, call_id: str | None) -> list[Event]:
+        inv = p.get("invocation")
+        inv = inv if isinstance(inv, dict) else {}
+        server, name = _str(inv.get("server")) or "mcp", _str(inv.get("tool")) or "tool"
+        tool = f"mcp__{server}__{name}"  # the Claude Code spelling of an MCP tool
+        args = inv.get("arguments")
+        out: list[Event] = []
+        self._call_unless_seen(out, base, call_id, compact_json(args) if args is not None else "", tool)
+        text, is_error = mcp_result(p.get("result"))
+        out.append(_ev(base, Role.TOOL, Kind.TOOL_RESULT, text, tool=tool, call_id=call_id, is_error=is_error))
+        return out
+
+    def _patch_pair(self, p: dict[str, Any], base: Event, call_id: str | None) -> list[Event]:
+        changes = p.get("changes")
+        files = sorted(str(k) for k in changes) if isinstance(changes, dict) else []
+        out: list[Event] = []
+        self._call_unless_seen(out, base, call_id, "apply_patch " + " ".join(files) if files else "apply_patch",
+                               "apply_patch")
+        text = "\n".join(s for s in (p.get("stdout"), p.get("stderr")) if isinstance(s, str) and s)
+        ok = p.get("success")
+        is_error = (not ok) if isinstance(ok, bool) else None
+        out.append(_ev(base, Role.TOOL, Kind.TOOL_RESULT, text, tool="apply_patch", call_id=call_id,
+                       is_error=is_error))
+        return out
 
     def _completed_item(self, item: Any, base: Event) -> list[Event]:
         if not isinstance(item, dict):
@@ -241,11 +299,7 @@ class _Reader:
     def _command_pair(self, p: dict[str, Any], base: Event, call_id: str | None) -> list[Event]:
         """A finished command recorded in one record: emit its call (unless seen) and result."""
         out: list[Event] = []
-        if call_id is None or call_id not in self._calls:
-            if call_id:
-                self._calls.add(call_id)
-            command = unwrap_shell(p.get("command"))
-            out.append(_ev(base, Role.ASSISTANT, Kind.TOOL_CALL, command, tool="shell", call_id=call_id))
+        self._call_unless_seen(out, base, call_id, unwrap_shell(p.get("command")), "shell")
         code = p.get("exit_code", p.get("exitCode"))
         code = code if isinstance(code, int) and not isinstance(code, bool) else None
         text = ""
@@ -348,6 +402,22 @@ def call_text(name: str, raw: Any) -> str:
     return compact_json(args)
 
 
+def mcp_result(result: Any) -> tuple[str, bool | None]:
+    """(text, is_error) of an McpToolCallEnd `result`: serde's `{"Ok": CallToolResult}` or
+    `{"Err": "message"}` (a bare CallToolResult tolerated)."""
+    if isinstance(result, dict) and "Err" in result:
+        err = result["Err"]
+        return (err if isinstance(err, str) else compact_json(err)), True
+    ok = result.get("Ok", result) if isinstance(result, dict) else None
+    if not isinstance(ok, dict):
+        return "", None
+    text = block_text(ok.get("content")) if isinstance(ok.get("content"), (str, list)) else ""
+    if not text and ok.get("structuredContent", ok.get("structured_content")) is not None:
+        text = compact_json(ok.get("structuredContent", ok.get("structured_content")))
+    flag = ok.get("isError", ok.get("is_error"))
+    return text, (flag if isinstance(flag, bool) else False)
+
+
 def parse_output(output: Any) -> tuple[str, int | None, bool | None]:
     """(text, exit code, is_error) of a tool output in any of its shapes."""
     if output is None:
@@ -434,10 +504,23 @@ def _mode(probe: Probe) -> str:
     return "items" if has_items else "events"
 
 
+def _item_call_ids(probe: Probe) -> frozenset[str]:
+    """Call ids carried by response items, from a byte scan (no JSON parse): which end events are
+    mirrored. (An item whose id the scan missed and that repeats an end event is dropped later.)"""
+    ids: set[str] = set()
+    with probe.open() as f:
+        for _n, raw, _t, _e in iter_raw_lines(f):
+            if raw is not None and b'"response_item"' in raw and b'"call_id"' in raw:
+                ids.update(m.decode("utf-8", "replace") for m in _CALL_ID_RE.findall(raw))
+    return frozenset(ids)
+
+
 def read(probe: Probe) -> Transcript:
     report = ReportBuilder(probe.display, FORMAT)
     sink = EventSink(_session_from_name(probe.display), probe.display)
     reader = _Reader(probe, report, sink, _mode(probe))
+    if reader.mode == "response":
+        reader.mirrored = _item_call_ids(probe)
     with probe.open() as f:
         reader.read(f)
     frame = sink.frame()

@@ -39,7 +39,9 @@ class Coverage:
 
     def warning(self) -> str:
         if self.skipped > self.lines * SKIP_SHARE:
-            what = f"{self.skipped} of {self.lines} lines skipped as {self.format} (most often: {self.reason})"
+            pct = 100 * self.skipped / max(self.lines, 1)
+            what = (f"{self.skipped} of {self.lines} lines ({pct:.0f} %) skipped as {self.format} "
+                    f"(most often: {self.reason})")
         else:
             what = f"{self.assistant_turns} assistant turns but no tool call read as {self.format}"
         hint = f"; try --format {self.suggestion}" if self.suggestion else ""

@@ -1,8 +1,22 @@
-"""Format auto-detection, in one place: every reader module registers its ReaderSpecs here."""
+"""Format auto-detection, in one place: every reader module registers its ReaderSpecs here.
+
+A sniff is a cheap guess from the first bytes; two readers may both say yes (a message log whose
+replies hold `<returncode>` tags reads as an OpenAI message log and as a mini-swe-agent
+trajectory). Then each candidate reads a sample of the input (its first `HEAD_BYTES`, cut at a
+line end) and the one that *uses* the most of it wins: lines used plus tool calls and results
+found, so that of two readers that both take every line, the one that finds the commands wins.
+Ties go to the registry order. Plain text (which accepts anything) competes only when no other
+reader accepts. With `--debug` (or LOGSLEUTH_DEBUG) the choice, the runner-up and both scores
+are printed on stderr.
+"""
 
 from __future__ import annotations
 
 import importlib
+import io
+import os
+import sys
+from dataclasses import dataclass
 from functools import cache
 
 from logsleuth.errors import FormatError, Location, UsageError
@@ -20,6 +34,7 @@ READER_MODULES = (
     "logsleuth.ingest.aider",
     "logsleuth.ingest.plaintext",
 )
+FALLBACK = "text"
 
 
 @cache
@@ -55,16 +70,87 @@ def sniff_safely(spec: ReaderSpec, probe: Probe) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class Score:
+    """What one reader made of the sample: lines used, tool calls and results found."""
+
+    format: str
+    lines: int
+    used: int
+    tools: int
+
+    @property
+    def value(self) -> int:
+        return self.used + self.tools
+
+    def describe(self) -> str:
+        return f"{self.format} (uses {self.used} of {self.lines} sample lines, {self.tools} tool calls/results)"
+
+
+@dataclass(frozen=True)
+class Choice:
+    spec: ReaderSpec
+    scores: tuple[Score, ...]  # best first; empty when one reader alone accepted
+
+
+def choose(probe: Probe) -> Choice:
+    """The reader for `probe`: the only one whose sniff accepts it, or of several, the one that
+    uses the most of a sample. A FormatError naming what was tried when none accepts."""
+    accepted = [r for r in readers() if sniff_safely(r, probe)]
+    if not accepted:
+        what = "directory" if probe.is_dir else "file"
+        raise FormatError(
+            f"unrecognised {what} format (tried: {', '.join(format_names())})",
+            Location(probe.display),
+            "pass --format FMT to force a reader",
+        )
+    specific = [r for r in accepted if r.name != FALLBACK] or accepted
+    if len(specific) == 1 or probe.is_dir:
+        return Choice(specific[0], ())
+    sample = _sample(probe)
+    scores = [score(r, sample) for r in specific]
+    order = sorted(range(len(specific)), key=lambda i: -scores[i].value)  # stable: registry order on ties
+    return Choice(specific[order[0]], tuple(scores[i] for i in order))
+
+
 def detect(probe: Probe) -> ReaderSpec:
-    """The first reader whose sniff accepts the probe, or a FormatError naming what was tried."""
-    tried = []
-    for r in readers():
-        if sniff_safely(r, probe):
-            return r
-        tried.append(r.name)
-    what = "directory" if probe.is_dir else "file"
-    raise FormatError(
-        f"unrecognised {what} format (tried: {', '.join(tried)})",
-        Location(probe.display),
-        "pass --format FMT to force a reader",
-    )
+    """The reader `choose` picks; under --debug, the choice and its runner-up on stderr."""
+    choice = choose(probe)
+    if _debug():
+        if choice.scores:
+            best, *rest = choice.scores
+            runner = f"; runner-up {rest[0].describe()}" if rest else ""
+            sys.stderr.write(f"logsleuth: debug: {probe.display}: read as {best.describe()}{runner}\n")
+        else:
+            sys.stderr.write(f"logsleuth: debug: {probe.display}: read as {choice.spec.name} (no other reader accepts it)\n")
+    return choice.spec
+
+
+def score(spec: ReaderSpec, sample: Probe) -> Score:
+    """How much of `sample` the reader uses; a reader that breaks on it uses nothing."""
+    try:
+        t = spec.read(sample)
+    except Exception:  # a candidate failing on a sample is a poor candidate, not an error
+        return Score(spec.name, 0, 0, 0)
+    kinds = t.events.get_column("kind").cast(str) if t.events.height else None
+    tools = int(kinds.is_in(["tool_call", "tool_result"]).sum()) if kinds is not None else 0
+    return Score(spec.name, t.report.lines, t.report.used, tools)
+
+
+def _sample(probe: Probe) -> Probe:
+    """The first bytes of the input as an input of its own, cut after its last whole line."""
+    from logsleuth.ingest.base import HEAD_BYTES
+
+    head = probe.head
+    if len(head) >= HEAD_BYTES and b"\n" in head:
+        head = head[: head.rindex(b"\n") + 1]
+    return Probe(probe.display, probe.path, False, head, None, io.BytesIO(head))
+
+
+def _debug() -> bool:
+    """--debug as the CLI parsed it (read, never imported: ingest does not depend on the CLI)."""
+    if os.environ.get("LOGSLEUTH_DEBUG"):
+        return True
+    app = sys.modules.get("logsleuth.cli.app")
+    state = getattr(app, "_state", None)
+    return bool(isinstance(state, dict) and state.get("debug"))
