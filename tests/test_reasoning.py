@@ -262,3 +262,15 @@ def test_cli_and_classify_paths_do_not_import_spacy() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_inline_code_is_never_split_into_sentences() -> None:
+    """rec-vecops: the agent wrote `CUDA_HOME ?= /usr/local/cuda`; the `?` is make's, not a question."""
+    text = "The Makefile needs `CUDA_HOME ?= /usr/local/cuda` as its default. I think the empty value is the cause."
+    out = classify_texts([(1, text)])
+    assert [s.text for s in out] == [
+        "The Makefile needs CUDA_HOME ?= /usr/local/cuda as its default.",
+        "I think the empty value is the cause.",
+    ]
+    ternary = "It returns `ok ? a : b`. Then the check passes."
+    assert [s.text for s in classify_texts([(1, ternary)])] == ["It returns ok ? a : b.", "Then the check passes."]

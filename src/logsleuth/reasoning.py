@@ -46,15 +46,33 @@ def markdown_blocks(text: str) -> list[str]:
     Inline code keeps its text (it names the packages and flags); fenced code is dropped; each bullet
     is its own block so that a list without full stops does not become one long sentence.
     """
+    return [b for b, _ in code_blocks(text)]
+
+
+Spans = tuple[tuple[int, int], ...]
+
+
+def code_blocks(text: str) -> list[tuple[str, Spans]]:
+    """`markdown_blocks`, each with the character spans its inline code held: code is never split
+    into sentences (`CUDA_HOME ?= /usr/local/cuda` is not a question)."""
     text = _FENCE.sub("\n", text[:MAX_CHARS])
-    blocks: list[str] = []
-    current: list[str] = []
+    blocks: list[tuple[str, Spans]] = []
+    current: list[tuple[str, Spans]] = []
 
     def flush() -> None:
         if current:
-            joined = " ".join(current).strip()
+            parts: list[str] = []
+            spans: list[tuple[int, int]] = []
+            at = 0
+            for piece, sp in current:
+                spans.extend((at + a, at + b) for a, b in sp)
+                parts.append(piece)
+                at += len(piece) + 1
+            joined = " ".join(parts)
+            lead = len(joined) - len(joined.lstrip())
+            joined = joined.strip()
             if joined:
-                blocks.append(joined)
+                blocks.append((joined, tuple((a - lead, b - lead) for a, b in spans if b - lead > 0)))
             current.clear()
 
     in_item = False
@@ -77,9 +95,31 @@ def markdown_blocks(text: str) -> list[str]:
     return blocks
 
 
-def _inline(line: str) -> str:
-    line = _LINK.sub(r"\1", line).replace("`", "")
-    return _EMPHASIS.sub("", line)
+_CODE = regex.compile(r"`([^`\n]+)`")
+
+
+def _inline(line: str) -> tuple[str, Spans]:
+    """The line without links' targets, emphasis and backticks; where its inline code now lies."""
+    line = _LINK.sub(r"\1", line)
+    out: list[str] = []
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for m in _CODE.finditer(line):
+        out.append(_EMPHASIS.sub("", line[at : m.start()]))
+        start = sum(len(x) for x in out)
+        out.append(m.group(1))
+        spans.append((start, start + len(m.group(1))))
+        at = m.end()
+    out.append(_EMPHASIS.sub("", line[at:]))
+    return "".join(out).replace("`", ""), tuple(spans)
+
+
+def _code_is_one_clause(doc: Any, spans: Spans) -> Any:
+    """No sentence starts inside inline code or right after it."""
+    for tok in doc:
+        if tok.i and any(a < tok.idx <= b for a, b in spans):
+            tok.is_sent_start = False
+    return doc
 
 
 # --- tokenizer -----------------------------------------------------------------------------------
@@ -386,13 +426,15 @@ def _sentence_text(sent: Any) -> str:
 
 def classify_texts(items: Sequence[tuple[int, str]]) -> list[Sentence]:
     """Classify (seq, text) pairs of assistant prose; the text may be markdown."""
-    blocks: list[tuple[int, str]] = [(seq, b) for seq, text in items if text for b in markdown_blocks(text)]
+    blocks = [(seq, b, sp) for seq, text in items if text for b, sp in code_blocks(text)]
     if not blocks:
         return []
     pipe = _pipeline()
     out: list[Sentence] = []
-    docs = pipe.nlp.pipe((b for _, b in blocks), batch_size=BATCH)
-    for (seq, _), doc in zip(blocks, docs, strict=True):
+    docs: Iterable[Any] = (_code_is_one_clause(pipe.nlp.make_doc(b), sp) for _, b, sp in blocks)
+    for _name, proc in pipe.nlp.pipeline:  # nlp.pipe, with the code spans marked before the sentencizer
+        docs = proc.pipe(docs, batch_size=BATCH)
+    for (seq, _, _), doc in zip(blocks, docs, strict=True):
         matches = pipe.matcher(doc)
         for sent in doc.sents:
             if not _keep(sent):
