@@ -98,3 +98,19 @@ def test_a_heredoc_that_drives_the_projects_own_code_is_a_scratch_run_of_it() ->
     t = _drives(probe, project)
     assert t is not None and t.scratch and t.args == ("jitkern",)
     assert _drives("python3 -c 'import json; print(json.load(open(\"x\")))'", project) is None
+
+
+def test_a_run_that_reported_a_condition_and_ended_well_passed() -> None:
+    """rec-tilestat: the test binary printed "no device (CUDA driver version is insufficient …)",
+    fell back to the CPU and printed "9 checks passed", rc=0: the run passed."""
+    from logsleuth.model import RunStatus
+    from logsleuth.runs import _exited_zero, _status
+
+    f = Finding(pattern="cuda-driver-insufficient", category="driver_too_old", severity=Severity.ERROR, priority=50,
+                session="s", seq=5, source="", line=0, text="no device", captures={}, fingerprint="x")
+    out = "tilestat 0.4.2, backend cpu\nCUDA runtime 13.0: no device (CUDA driver version is insufficient)\n9 checks passed\nOK\nrc=0\n"
+    assert _exited_zero(False, None, out)
+    assert not _exited_zero(False, None, out.replace("rc=0", "rc=2"))
+    assert _status((5, False, None), {5: [f]}, {5}, "make test; echo rc=$?", out) is RunStatus.PASSED
+    assert _status((5, False, None), {5: [f]}, set(), "make test; echo rc=$?", out) is RunStatus.FAILED  # no success
+    assert _status((5, True, 2), {5: [f]}, {5}, "make test", "9 checks passed") is RunStatus.FAILED

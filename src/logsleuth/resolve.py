@@ -91,7 +91,8 @@ def split_notes(
     main: Sequence[Finding], idx: RunIndex, events: pl.DataFrame
 ) -> tuple[list[Finding], list[Finding]]:
     """(story failures, notes). Notes: failures of investigations and probes (unless a goal run shows
-    the same failure), failures the agent announced it expected of a test, quotes of old errors in
+    the same failure), what a goal run that passed reported on its way (a fallback's "no device"),
+    failures the agent announced it expected of a test, quotes of old errors in
     recaps and user messages. A user pasting a new error is the first occurrence of that failure."""
     if not idx.goals:  # nothing we can tell a goal by: every failure stays in the story
         return list(main), []
@@ -111,8 +112,8 @@ def split_notes(
             note = key in seen  # a quote of an error already in the story
         elif run.role is RunRole.INVESTIGATION:
             note = key not in key_in_goal
-        elif run.role is RunRole.GOAL and _expected(f, run, texts):
-            note = True
+        elif run.role is RunRole.GOAL and (run.status is RunStatus.PASSED or _expected(f, run, texts)):
+            note = True  # a condition a passing run reported and got past, or a failure it expected
         (notes if note else keep).append(f)
         if not note:
             seen.add(key)
@@ -448,7 +449,8 @@ def root_cause(
     episodes: Sequence[Episode], resolutions: Mapping[str, Resolution], catch22_trap: str | None, outcome: Outcome
 ) -> str | None:
     """The failure the outcome hinges on: the trap of a catch-22, else the last unresolved failure
-    of an unresolved session, else the failure whose fix unlocked the rest (the last one fixed)."""
+    of an unresolved session, else the failure that held the session longest, or among equals the
+    first, whose fix unlocked the rest."""
     if catch22_trap is not None:
         return catch22_trap
     if not episodes:
@@ -457,9 +459,10 @@ def root_cause(
         open_eps = [ep for ep in episodes if resolutions[ep.id].at is None]
         if open_eps:
             return max(open_eps, key=lambda e: e.occurrences[-1]).id
-    # the failure that held the session longest: most occurrences, then most attempts, then the later
+    # the failure that held the session longest: most occurrences, then most attempts; among equals
+    # the earliest, whose fix let the build reach the others
     return max(
-        episodes, key=lambda e: (len(e.occurrences), len(resolutions[e.id].attempts), e.occurrences[0])
+        episodes, key=lambda e: (len(e.occurrences), len(resolutions[e.id].attempts), -e.occurrences[0])
     ).id
 
 

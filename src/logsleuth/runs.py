@@ -322,11 +322,13 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
         return []
     calls = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_call").select("seq", "tool", "call_id", "text")
     results = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_result").select(
-        "seq", "call_id", "is_error", "exit_code"
+        "seq", "call_id", "is_error", "exit_code", "text"
     )
+    texts: dict[int, str] = {}
     by_call: dict[str, tuple[int, bool | None, int | None]] = {}
     by_seq: dict[int, tuple[int, bool | None, int | None]] = {}
-    for seq, call_id, err, code in results.iter_rows():
+    for seq, call_id, err, code, output in results.iter_rows():
+        texts[seq] = output or ""
         if call_id is not None:
             by_call.setdefault(call_id, (seq, err, code))
         by_seq[seq] = (seq, err, code)
@@ -348,7 +350,7 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
         role, targets, env, cwd, probe = classify_call(tool, body)
         if role is RunRole.INVESTIGATION and probe and (drives := _drives(body, project)):
             role, targets = RunRole.GOAL, (drives,)
-        status = _status(res, fails, wins, body)
+        status = _status(res, fails, wins, body, texts.get(res[0], "") if res else "")
         if role is RunRole.GOAL:
             bg = _backgrounded(tool, body) or any(t.prog == "launch" for t in targets)
             background = targets if bg else ()
@@ -400,6 +402,15 @@ def _drives(text: str, project: frozenset[str]) -> Target | None:
     return Target("python", f"python - ({', '.join(mods)})", tuple(mods), scratch="(in memory)")
 
 
+def _exited_zero(err: bool | None, code: int | None, output: str) -> bool:
+    """The run's own exit status was 0: the exit code recorded, else the status the agent echoed
+    (`echo rc=$?`, `make_rc=${PIPESTATUS[0]}`), all of them 0."""
+    echoed = _ECHOED_RC.findall(output[-20_000:])
+    if echoed:
+        return all(v == "0" for v in echoed)
+    return code == 0 if code is not None else err is False  # a transcript's is_error: false is an exit 0
+
+
 _LOG_READ = re.compile(
     r"\b(tail|cat|less|head|grep|egrep|rg|awk|sed\s+-n)\b[^|;&]*?[\w./-]*(log|\.out|\.err)\b|journalctl|"
     r"\b(docker|podman|kubectl)\s+logs\b|\bsupervisorctl\s+tail\b",
@@ -421,13 +432,24 @@ def _reads_log(tool: str | None, text: str) -> bool:
 _GREP_TAIL = re.compile(r"\|\s*(grep|egrep|fgrep|rg|zgrep)\b[^|]*$")
 
 
+_ECHOED_RC = re.compile(r"(?m)^\s*(?:\w+_)?(?:rc|exit|exit_code|exitcode|status|code)\s*[=:]\s*(\d{1,3})\s*$")
+
+
 def _status(
-    res: tuple[int, bool | None, int | None] | None, fails: Mapping[int, list[Finding]], wins: set[int], command: str
+    res: tuple[int, bool | None, int | None] | None,
+    fails: Mapping[int, list[Finding]],
+    wins: set[int],
+    command: str,
+    output: str = "",
 ) -> RunStatus:
     if res is None:
         return RunStatus.UNKNOWN
     seq, err, code = res
     if fails.get(seq):
+        # a program that reported a condition, carried on and ended well ("no device …, using CPU",
+        # then "9 checks passed", rc=0) passed: its own exit status and success say so
+        if seq in wins and _exited_zero(err, code, output):
+            return RunStatus.PASSED
         return RunStatus.FAILED
     if (err or (code is not None and code != 0)) and code in (None, 1) and _GREP_TAIL.search(command.strip().strip('"}')):
         return RunStatus.UNKNOWN  # `make check | grep FAIL` exiting 1 found nothing: that is not a failure
