@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -77,7 +77,7 @@ def link(
     call_of = _result_to_call(events)
     idx = runs_of(events, findings)
     log_seqs = set(events.filter(pl.col("role") == "log")["seq"].to_list()) if events.height else set()
-    failed_attempts, main = _split_failures(findings, actions, call_of, roles)
+    failed_attempts, main = _split_failures(findings, actions, call_of, roles, _event_texts(events))
     main = _named_by_causes(main, events, roles, log_seqs)
     if idx.goals:  # `pip install -r requirements.txt` failing is the goal failing, not a fix's attempt
         in_goal = [(a, f) for a, f in failed_attempts if (r := idx.at.get(a.seq)) is not None and r.role.value == "goal"]
@@ -344,15 +344,31 @@ def _split_failures(
     actions: Sequence[Action],
     call_of: Mapping[int, int],
     roles: StoryRoles,
+    texts_of: Callable[[Sequence[int]], Mapping[int, str]],
 ) -> tuple[list[tuple[Action, Finding]], list[Finding]]:
-    """Strongest failure per event; attempt failures split off; generic ones only as a last resort."""
+    """Strongest failure per event (among equals, the one printed first: the run stopped there);
+    attempt failures split off; generic ones only as a last resort."""
     top: dict[int, Finding] = {}
+    tied: set[int] = set()
     for f in findings:
         if not f.severity.is_failure:
             continue
         cur = top.get(f.seq)
         if cur is None or (f.priority, f.severity.rank) > (cur.priority, cur.severity.rank):
             top[f.seq] = f
+            tied.discard(f.seq)
+        elif (f.priority, f.severity.rank) == (cur.priority, cur.severity.rank):
+            tied.add(f.seq)
+    if tied:
+        by_seq: dict[int, list[Finding]] = defaultdict(list)
+        for f in findings:
+            if f.seq in tied and f.severity.is_failure and (f.priority, f.severity.rank) == (
+                    top[f.seq].priority, top[f.seq].severity.rank):
+                by_seq[f.seq].append(f)
+        texts = texts_of(sorted(tied))
+        for seq, fs in by_seq.items():
+            text = texts.get(seq) or ""
+            top[seq] = min(fs, key=lambda f: _position(text, f.text))
     package_actions: dict[int, list[Action]] = defaultdict(list)
     for a in actions:
         if a.kind in PACKAGE_KINDS:
@@ -368,6 +384,19 @@ def _split_failures(
             main.append(f)
     specific = [f for f in main if f.category not in roles.generic]
     return failed, (specific or main)
+
+
+def _position(text: str, quote: str) -> int:
+    first = quote.strip().split("\n", 1)[0]
+    at = text.find(first) if first else -1
+    return at if at >= 0 else len(text)
+
+
+def _event_texts(events: pl.DataFrame) -> Callable[[Sequence[int]], Mapping[int, str]]:
+    def get(seqs: Sequence[int]) -> Mapping[int, str]:
+        return dict(events.filter(pl.col("seq").is_in(list(seqs))).select("seq", "text").iter_rows())
+
+    return get
 
 
 def _named_by_causes(
