@@ -20,6 +20,8 @@ def _q(line: str, needle: str = ERR) -> bool:
     f'msg = "{ERR}"',
     f'src/logsleuth/checks.py:42:    raise RuntimeError("{ERR}")',
     f"docs/errors.md:12:{ERR}",
+    # rec-fastgelu: `grep -n 'CUDA_HOME' cpp_extension.py` prints the line number alone
+    f'628:        raise FileNotFoundError(f"{ERR}")',
 ])
 def test_quoted_text_is_not_a_failure(line: str) -> None:
     assert _q(line)
@@ -31,6 +33,7 @@ def test_quoted_text_is_not_a_failure(line: str) -> None:
     f"`RuntimeError: {ERR}` with `torch 2.2.1+cpu`",
     f"src/kernel.cu:12:5: error: {ERR}",
     f"WARNING 06-01 _custom_ops.py:14] Failed with ImportError('{ERR}')",
+    f"12: {ERR}",
 ])
 def test_emitted_errors_still_count(line: str) -> None:
     assert not _q(line)

@@ -15,6 +15,7 @@ _GREP = re.compile(
     r"^\S*?[\w.-]+\.(?:py|pyi|pyx|c|cc|cpp|cxx|cu|cuh|h|hh|hpp|rs|go|js|jsx|ts|tsx|mjs|java|kt|rb|ex|exs|"
     r"md|rst|txt|ya?ml|json|toml|cfg|ini|sh|cmake|j2|html)[:-]\d+[:-](?!\d+:)(?!\s*(?:fatal error|error|warning|note)\b)"
 )
+_BARE_GREP = re.compile(r"^\d+[:-]")
 # a statement that builds an error string: raise/throw/return, assignment, a logging/format call,
 # a C macro, a JSON/dict key
 _CODE = re.compile(
@@ -54,5 +55,8 @@ def is_quoted(text: str, pos: int, end: int) -> bool:
     """True when the match at text[pos:end] is quoted (docs, code, grep hits), not emitted."""
     line, lpos, lend = _line_of(text, pos, end)
     if _GREP.match(line) and lpos > 0:
+        return True
+    bare = _BARE_GREP.match(line)  # `grep -n` over one file prints `628:` alone before the line
+    if bare and lpos >= bare.end() and in_string_literal(line[bare.end():], lpos - bare.end()):
         return True
     return in_prose_code_span(line, lpos, lend) or in_string_literal(line, lpos)
