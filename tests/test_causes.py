@@ -114,3 +114,13 @@ def test_a_run_that_reported_a_condition_and_ended_well_passed() -> None:
     assert _status((5, False, None), {5: [f]}, {5}, "make test; echo rc=$?", out) is RunStatus.PASSED
     assert _status((5, False, None), {5: [f]}, set(), "make test; echo rc=$?", out) is RunStatus.FAILED  # no success
     assert _status((5, True, 2), {5: [f]}, {5}, "make test", "9 checks passed") is RunStatus.FAILED
+
+
+def test_a_shell_variable_that_only_names_a_path_is_not_a_fix() -> None:
+    from logsleuth.model import RunRole
+    from logsleuth.runs import classify_call
+
+    look = "F=.venv/lib/python3.11/site-packages/torch/utils/cpp_extension.py; grep -n 'CUDA_HOME' $F | head"
+    assert classify_call("Bash", look)[0] is RunRole.INVESTIGATION
+    assert classify_call("Bash", "export CUDA_HOME=/usr/local/cuda; ls $CUDA_HOME")[0] is RunRole.FIX
+    assert classify_call("Bash", "LD_LIBRARY_PATH=/opt/lib")[0] is RunRole.FIX  # nothing reads it back here

@@ -273,6 +273,14 @@ def _is_fix(cmd: Cmd) -> bool:
     return prog in _FIXERS
 
 
+def _shorthand(cmd: Cmd, payload: str) -> bool:
+    """`F=.venv/lib/…/cpp_extension.py; grep -n CUDA $F`: a shell variable set only to name a path
+    for the commands after it changes nothing (an export, or a variable nothing reads back, does)."""
+    if cmd.argv or not cmd.assigns or re.search(r"\bexport\b", payload):
+        return False
+    return all(re.search(rf"\${{?{re.escape(name)}\b", payload) for name, _ in cmd.assigns)
+
+
 def _dry_run(cmd: Cmd) -> bool:
     prog = basename(cmd.argv[0]) if cmd.argv else ""
     if prog in ("pip", "pip3", "uv", "apt", "apt-get", "make", "conda", "mamba", "npm", "cargo"):
@@ -307,7 +315,7 @@ def classify_call(tool: str | None, text: str) -> tuple[RunRole, tuple[Target, .
             continue
         if _probe(c):
             probe = True
-        elif _is_fix(c):
+        elif _is_fix(c) and not _shorthand(c, str(payload)):
             fix = True
     if targets:
         return RunRole.GOAL, tuple(dict.fromkeys(targets)), tuple(env), cwd, False
