@@ -135,7 +135,9 @@ def unexplained_failures(idx: RunIndex, known: Set[int], events: pl.DataFrame) -
                 line=row["line"] or 0,
                 text=quote,
                 captures={"target": names},
-                fingerprint=fingerprint(names, cause_key(first)) if first else names,
+                # by its telling line alone: `git add x && git commit` and `git commit` failing in
+                # the same hook are one failure
+                fingerprint=fingerprint("goal-run-failed", cause_key(first)) if first else names,
                 explanation=f"`{names}` failed, and no pattern of the library names the failure: the output says why.",
                 ts=row["ts"],
             )

@@ -39,7 +39,7 @@ _PYTHON = re.compile(r"^(python|python\d(\.\d+)?|pypy3?)$")
 _TEST_MODULES = {"pytest": "pytest", "unittest": "unittest", "nose2": "pytest"}
 _JS_PMS = frozenset({"npm", "pnpm", "yarn", "bun"})
 _JS_GOALS = frozenset({"test", "build", "run", "start", "dev", "lint", "typecheck", "check", "install", "ci", "exec"})
-_GIT_GOALS = frozenset({"push", "commit", "merge", "rebase", "pull", "cherry-pick", "tag", "clone", "am"})
+_GIT_GOALS = frozenset({"push", "commit", "add", "merge", "rebase", "pull", "cherry-pick", "tag", "clone", "am"})
 _LINTERS = frozenset({"pylint", "flake8", "ruff", "mypy", "pyright", "eslint", "black", "isort", "shellcheck",
                       "golangci-lint", "prettier", "stylelint", "hadolint", "yamllint", "markdownlint", "pyflakes",
                       "pycodestyle", "bandit", "rubocop", "clang-tidy", "cppcheck"})
