@@ -116,8 +116,10 @@ def link(
         changes = sorted((*fixes, *builds), key=lambda a: a.seq)
         worded = worded_pivots(events, changes, idx, first_failure, texts)
         pivots_found = sorted({id(p): p for p in (*pivots_found, *worded)}.values(), key=lambda a: a.seq)
-    resolutions: dict[str, Resolution] = resolve(episodes, idx, fixes, pivots_found, {f.seq for f in notes}) if by_runs else {}
     requested = goal_targets(events) if by_runs else []
+    resolutions: dict[str, Resolution] = (
+        resolve(episodes, idx, fixes, pivots_found, {f.seq for f in notes}, requested) if by_runs else {}
+    )
     passed = False
     if by_runs:
         passed, success_run = goal_passed(episodes, resolutions, idx, requested)

@@ -194,6 +194,7 @@ def resolve(
     fixes: Sequence[Action],
     pivots: Sequence[Action] = (),
     slips: Set[int] = frozenset(),
+    requested: Sequence[str] = (),
 ) -> dict[str, Resolution]:
     """Each episode's resolution: the first later run of its target (or a covering one) that passed
     or no longer showed it (a run that only showed a slip does not count), else the first later
@@ -202,10 +203,11 @@ def resolve(
     fixes = sorted({id(a): a for a in (*fixes, *pivots)}.values(), key=lambda a: a.seq)
     fix_seqs = [a.seq for a in fixes]
     pivot_ids = {id(p) for p in pivots}
+    main = main_targets(idx, requested)
     out: dict[str, Resolution] = {}
     for ep in episodes:
         occ = ep.occurrences
-        at_last = _resolver(ep, occ[-1], idx, slips=slips)
+        at_last = _resolver(ep, occ[-1], idx, slips=slips, main=main)
         fixed: tuple[Action, ...] = ()
         held: bool | None = None
         if at_last is not None:
@@ -216,7 +218,7 @@ def resolve(
             held = True if fixed else None
         else:  # never resolved at the end: did an earlier occurrence clear for a while?
             for k in range(len(occ) - 1):
-                r = _resolver(ep, occ[k], idx, before=occ[k + 1], slips=slips)
+                r = _resolver(ep, occ[k], idx, before=occ[k + 1], slips=slips, main=main)
                 if r is not None:
                     window = between(fixes, fix_seqs, _run_start(idx, occ[k]), r.seq + 1)
                     fixed = _bearing(window, ep, pivot_ids) or fixed
@@ -279,7 +281,26 @@ def _run_start(idx: RunIndex, seq: int) -> int:
     return run.seq if run is not None else seq
 
 
-def _resolver(ep: Episode, seq: int, idx: RunIndex, before: int = 1 << 62, slips: Set[int] = frozenset()) -> Run | None:
+def main_targets(idx: RunIndex, requested: Sequence[str]) -> frozenset[str]:
+    """The session's goal: the targets the user named, else its most frequent goal target."""
+    if requested:
+        return frozenset(requested)
+    counts: dict[str, int] = {}
+    for r in idx.goals:
+        for t in r.targets:
+            if not t.scratch:
+                counts[t.name] = counts.get(t.name, 0) + 1
+    return frozenset([max(sorted(counts), key=lambda n: counts[n])]) if counts else frozenset()
+
+
+def _resolver(
+    ep: Episode,
+    seq: int,
+    idx: RunIndex,
+    before: int = 1 << 62,
+    slips: Set[int] = frozenset(),
+    main: Set[str] = frozenset(),
+) -> Run | None:
     run = idx.at.get(seq)
     occ = set(ep.occurrences)
     later = [r for r in idx.goals_after(run.end if run is not None else seq) if r.seq < before]
@@ -289,7 +310,14 @@ def _resolver(ep: Episode, seq: int, idx: RunIndex, before: int = 1 << 62, slips
                 continue
             if any(a.covers(b) for a in r.targets for b in run.targets):
                 return r
-    for r in later:  # its target never ran again: the first goal run that passed, if it never came back
+    # its target never ran again: the next run of the session's goal that no longer shows it (a
+    # probe's failure is gone when the goal that met it runs without it) ...
+    if main and not any(t.name in main for t in (run.targets if run is not None else ())):
+        for r in later:
+            if r.status is not RunStatus.UNKNOWN and r.result_seq not in occ and r.result_seq not in slips and any(
+                    t.name in main for t in r.targets) and not any(s > r.seq for s in occ):
+                return r
+    for r in later:  # ... else the first goal run that passed, if it never came back
         if r.status is RunStatus.PASSED and not any(s > r.seq for s in occ) and not _scratch_only(r):
             return r
     return None
@@ -303,7 +331,7 @@ def between(items: Sequence[Action], seqs: Sequence[int], lo: int, hi: int) -> l
 
 def _bearing(window: Sequence[Action], ep: Episode, pivot_ids: set[int]) -> tuple[Action, ...]:
     """The changes of `window` that bear on the failure: named by its text, or of a kind that
-    bears on its kind (LD_LIBRARY_PATH on a missing .so), or edits of the project's files. When
+    bears on its kind (LD_LIBRARY_PATH on a missing .so); else edits of the project's files. When
     none does, every change of the window stands (the reader sees them all)."""
     if not window:
         return ()
@@ -312,8 +340,29 @@ def _bearing(window: Sequence[Action], ep: Episode, pivot_ids: set[int]) -> tupl
     )
     low = text.lower()
     # a change of approach bears on every failure it gets past (`--disable-cuda-graph` skips the JIT)
-    picked = [a for a in window if id(a) in pivot_ids or _bears(a, low, text)]
-    return tuple(picked or window)
+    pivots = [a for a in window if id(a) in pivot_ids]
+    named = [a for a in window if id(a) not in pivot_ids and _bears(a, low, text)]
+    # an edit of a project file bears when nothing in the window is named by the failure
+    project = [a for a in window if id(a) not in pivot_ids and a.kind is ActionKind.FILE_EDIT
+               and _PROJECT_FILE.search(a.subject)]
+    picked = {id(a) for a in (*pivots, *(named or project))}
+    return tuple(a for a in window if id(a) in picked) if picked else tuple(window)
+
+
+_DISTINCT = re.compile(r"(?:/[\w.+\-]+){2,}|(?<=['`\"])[\w.+\-/]{4,}(?=['`\"])|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+
+
+def _distinctive(text: str) -> set[str]:
+    """Tokens of a failure's text that an edit fixing it would write: paths, quoted names, ENV_VARS."""
+    out = set()
+    for t in _DISTINCT.findall(text[:4000]):
+        if len(t) < 4:
+            continue
+        out.add(t)
+        parts = t.split("/")
+        if t.startswith("/"):  # `/usr/local/cuda-13.1/bin/ptxas` is fixed by writing `/usr/local/cuda-13.1`
+            out.update("/".join(parts[:k]) for k in range(4, len(parts)))
+    return out
 
 
 def _bears(a: Action, low: str, text: str) -> bool:
@@ -324,7 +373,12 @@ def _bears(a: Action, low: str, text: str) -> bool:
         return any(name.match(a.subject) and kind.search(text) for name, kind in _BEARS)
     if a.kind is ActionKind.FILE_EDIT:
         base = subject.rsplit("/", 1)[-1]
-        return base in low or bool(_PROJECT_FILE.search(a.subject))
+        if base and base in low:
+            return True
+        # the edit writes what the failure names (`/usr/local/cuda-13.1`): a shell edit by its own
+        # command, not the whole call it shares with others; an edit tool by its input
+        change = a.raw if a.command.startswith("edit ") else a.command
+        return any(tok in change for tok in _distinctive(text))
     names = {subject, subject.replace("-", "_"), subject.replace("_", "-")}
     if any(n and n in low for n in names):
         return True
