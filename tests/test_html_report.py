@@ -181,3 +181,21 @@ def test_clicking_a_reference_lands_on_the_message(browser: dict[str, Any], name
     assert page["darkBackground"] != "rgb(255, 255, 255)" and page["printTranscriptDisplay"] == "none"
     for shot in page["shots"]:
         assert Path(shot).stat().st_size > 5000
+
+
+def test_markdown_folds_a_crash_loop_like_the_html(tmp_path: Path) -> None:
+    """A server that crash-loops (the same failure after each restart) is one step with a count in
+    the markdown road too, not one step per restart."""
+    lines = LOG.read_text(encoding="utf-8").splitlines()[:60]
+    oom = ["[2026-01-01 00:00:00] restarting the scheduler"] * 30 + [
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 23.52 GiB"]
+    loop = tmp_path / "loop.log"
+    loop.write_text("\n".join((lines + oom) * 40) + "\n", encoding="utf-8")
+    an = analyze(str(loop))
+    md = render_markdown(an)
+    road = md.split("## The road", 1)[1].split("\n## ", 1)[0]
+    steps = re.findall(r"^### \d+\. ", road, re.M)
+    assert len(steps) <= 3, road[:2000]
+    assert re.search(r"came back \d+ more times", road), road[:2000]
+    html = render_html(an)
+    assert len(re.findall(r"<h3>\d+\. ", html.split('id="road"', 1)[1].split("</section>", 1)[0])) == len(steps)

@@ -11,7 +11,7 @@ import pytest
 from logsleuth import ingest
 from logsleuth.cli import main
 from logsleuth.ingest.base import make_probe
-from logsleuth.ingest.detect import choose, format_names, readers, sniff_safely
+from logsleuth.ingest.detect import choose, readers, sniff_safely
 
 FIX = Path(__file__).parent / "fixtures" / "ingest"
 GEMINI_STREAM = FIX / "gemini_stream" / "oneshot-prompt-08.jsonl"
@@ -46,16 +46,20 @@ def test_stream_json_read_by_the_reader_that_uses_it(stream_without_init: Path) 
 
 
 def test_message_per_line_trajectory_goes_to_the_reader_that_reads_it(tmp_path: Path) -> None:
-    """mini-swe-agent messages one per line (as converters write them): the swe-agent sniff comes
-    first in the registry and accepts (`<returncode>`), but its reader reads a document and uses
-    nothing here; the message reader uses every line."""
+    """mini-swe-agent messages one per line (as converters write them): both the swe-agent and
+    the message reader take every line, but only the swe-agent reader finds the fenced commands
+    and their `<returncode>` replies, so it wins on tool calls; the message reader is runner-up."""
     messages = json.loads(MINI_TRAJ.read_text())["messages"]
     path = tmp_path / "traj.jsonl"
     path.write_text("".join(json.dumps(m) + "\n" for m in messages))
     assert _accepting(path) == ["swe-agent", "openai-messages"]
-    assert format_names().index("swe-agent") < format_names().index("openai-messages")
+    choice = choose(make_probe(str(path)))
+    assert choice.spec.name == "swe-agent"
+    best, runner = choice.scores
+    assert best.used == runner.used == len(messages)
+    assert runner.format == "openai-messages" and runner.tools == 0 < best.tools
     t = ingest.read(str(path))
-    assert t.report.format == "openai-messages"
+    assert t.report.format == "swe-agent"
     assert t.report.used == len(messages) and t.report.skipped == ()
 
 

@@ -152,6 +152,7 @@ class FileResult:
     format: str
     sessions: int
     skipped: int
+    warnings: tuple[str, ...] = ()  # what the reader could not use (ingest/coverage.py), one line each
 
 
 def analyse_input(source: str, library: PatternLibrary, sha: str = "") -> FileResult:
@@ -170,7 +171,10 @@ def analyse_input(source: str, library: PatternLibrary, sha: str = "") -> FileRe
     for s in sessions:
         an = analyze_transcript(t, library, session=s, with_reasoning=False)
         rows += analysis_rows(an, t.report.format, sha)
-    return FileResult(findings_frame(rows), t.report.format, len(sessions), _skipped(t.report))
+    from logsleuth.ingest.coverage import under_read
+
+    warnings = tuple(c.warning() for c in under_read(t))
+    return FileResult(findings_frame(rows), t.report.format, len(sessions), _skipped(t.report), warnings)
 
 
 def _skipped(report: IngestReport) -> int:

@@ -36,7 +36,9 @@ class SessionRow:
     @property
     def duration(self) -> str:
         if self.minutes is None:
-            return ""
+            return "unknown"  # no timestamps, or one: when, not how long
+        if self.minutes == 0:
+            return "<1 min"
         hours, rest = divmod(self.minutes, 60)
         return f"{hours} h {rest:02d} min" if hours else f"{rest} min"
 
@@ -46,7 +48,9 @@ def _iso(ts: Any) -> str | None:
 
 
 def _minutes(start: Any, end: Any) -> int | None:
-    return round((end - start).total_seconds() / 60) if start is not None and end is not None else None
+    from logsleuth.render.facts import span_minutes  # the postmortem's rule: one timestamp is no span
+
+    return span_minutes(start, end)
 
 
 def from_inputs(paths: Sequence[str], fmt: str | None, library: PatternLibrary) -> list[SessionRow]:

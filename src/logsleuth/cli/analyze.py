@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from logsleuth.cli.app import app, emit, open_with_system, reader_format_hint
 from logsleuth.errors import UsageError
+
+if TYPE_CHECKING:
+    from logsleuth.analysis import Analysis
 
 
 class ReportFormat(enum.StrEnum):
@@ -74,6 +78,32 @@ def _page_markdown(text: str) -> None:
         con.print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
 
 
+def _session_note(file: str, an: Analysis) -> None:
+    """One stderr line when the input holds several sessions and none was asked for: which one the
+    report covers, why, and how to pick another (the report's introduction lists them too)."""
+    import shlex
+    import sys
+
+    import polars as pl
+
+    from logsleuth.termsafe import inert_text
+
+    counts = (
+        an.transcript.events.filter(pl.col("session").is_not_null())
+        .group_by("session")
+        .agg(pl.len().alias("n"))
+    )
+    if counts.height < 2:
+        return
+    n = int(counts.filter(pl.col("session") == an.session)["n"].sum())
+    # main_session prefers a transcript to a plain log, then the most events
+    why = (f"the largest, {n} events" if not counts.filter(pl.col("n") > n).height
+           else f"the transcript with the most events, {n}; larger ones are plain logs")
+    line = (f"logsleuth: note: {file} holds {counts.height} sessions; analysed {an.session} ({why}); "
+            f"pick another with --session ID (see logsleuth sessions {shlex.quote(file)})")
+    sys.stderr.write(" ".join(inert_text(line).split()) + "\n")  # one line: the id comes from the input
+
+
 @app.command()
 def analyze(
     file: str = FILE_ARG,
@@ -109,6 +139,8 @@ def analyze(
     from logsleuth.ingest import coverage
 
     coverage.check(held[0].transcript, strict=strict)
+    if session is None:
+        _session_note(file, held[0])
     redact = not no_redact
     if fmt is ReportFormat.json:
         from logsleuth import jsonout

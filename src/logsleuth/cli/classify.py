@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -48,7 +49,7 @@ def classify(
     strict: bool = typer.Option(False, "--strict", help="Fail (exit 3) instead of warning when the reader skipped part of the input."),
 ) -> None:
     """Match every event against the pattern library and name the root error."""
-    from logsleuth import ingest, jsonout
+    from logsleuth import ingest
     from logsleuth.classify import classify as run
     from logsleuth.classify import scan_terms
     from logsleuth.model import Severity
@@ -74,7 +75,9 @@ def classify(
     for w in result.warnings:
         sys.stderr.write(f"logsleuth: warning: {w}\n")
     if output_format is TableOrJson.json:
-        emit(jsonout.dumps({"report": t.report.to_dict(), **result.to_dict()}))
+        from logsleuth.cli import jsonstream
+
+        jsonstream.write(json_chunks(t.report.to_dict(), result))
     else:
         from logsleuth.render.findings import classification_table
 
@@ -83,6 +86,26 @@ def classify(
         floor = Severity(fail_on.value).rank
         if any(f.severity.rank >= floor for f in result.findings):
             raise typer.Exit(1)
+
+
+def json_chunks(report: dict[str, Any], result: Any) -> Iterator[bytes]:
+    """`{"report", **result.to_dict()}` as `jsonout.dumps` writes it, a finding at a time: a dense
+    log has hundreds of thousands, and their dicts and text were held all at once."""
+    from logsleuth.cli import jsonstream
+
+    def finding(i: int, f: Any) -> dict[str, Any]:
+        d: dict[str, Any] = f.to_dict()
+        if f.primary:
+            d["primary"] = True
+        if i in result.secondary:
+            d["secondary"] = True
+        return d
+
+    head = {"report": report, "primary": result.primary.to_dict() if result.primary else None}
+    return jsonstream.chunks(head, {
+        "findings": jsonstream.mapped(result.findings, finding),
+        "unclassified": jsonstream.mapped(result.unclassified, lambda _, u: u.to_dict()),
+    })
 
 
 # severity words and marks coloured on a terminal (the table itself is laid out as plain text)

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
+from typing import Any
 
 import typer
 
 from logsleuth.cli.app import app, emit
+
+# rows turned into JSON and written at a time: the output of a big log is never held whole
+# (6.3 GB for a 100 MB log when every row was a dict and every dict a string at once)
+CHUNK_ROWS = 4096
 
 
 class EventsFormat(enum.StrEnum):
@@ -23,18 +29,30 @@ def events(
     no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets in the output (default: masked)."),
 ) -> None:
     """Print the event table every reader produces."""
-    from logsleuth import ingest, jsonout
+    from logsleuth import ingest
 
     t = ingest.read(file, format)
     if not no_redact:  # the one masking pass of every output (render/masking.py)
         from logsleuth.render.masking import redact_object
 
         t = redact_object(t)[0]
-    if output_format is EventsFormat.json:
-        emit(jsonout.dumps({"report": t.report.to_dict(), "events": jsonout.event_rows(t.events)}))
-    elif output_format is EventsFormat.jsonl:
-        emit(b"\n".join(jsonout.dumps(r, indent=False) for r in jsonout.event_rows(t.events)) or b"")
-    else:
+    if output_format is EventsFormat.table:
         from logsleuth.render.table import events_table
 
         emit(events_table(t))
+        return
+    from logsleuth.cli import jsonstream
+
+    jsonstream.write(json_chunks(t.report.to_dict(), t.events, lines=output_format is EventsFormat.jsonl))
+
+
+def json_chunks(report: dict[str, Any], frame: Any, *, lines: bool) -> Iterator[bytes]:
+    """The `-O json` document (byte for byte what one `jsonout.dumps` of it gives) or the
+    `-O jsonl` lines, CHUNK_ROWS events at a time."""
+    from logsleuth import jsonout
+    from logsleuth.cli import jsonstream
+
+    rows = (r for chunk in frame.iter_slices(CHUNK_ROWS) for r in jsonout.event_rows(chunk))
+    if lines:
+        return jsonstream.lines(rows)
+    return jsonstream.chunks({"report": report}, {"events": (frame.height, rows)})

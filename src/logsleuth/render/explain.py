@@ -8,6 +8,7 @@ from logsleuth.analysis import Analysis
 from logsleuth.errors import UsageError
 from logsleuth.model import Relation
 from logsleuth.render import facts
+from logsleuth.render.mdsafe import inert_html
 from logsleuth.render.postmortem import _env, _redacted, prepared
 from logsleuth.render.story import Story, describe
 
@@ -68,4 +69,4 @@ def render_explain(an: Analysis, seq: int, *, redact: bool = True) -> str:
     an, masked = prepared(an, redact, False)
     ctx, n = _redacted(explain_context(an, seq), redact, False)
     ctx["redactions"] = masked + n
-    return str(_env().get_template("explain.md.j2").render(**ctx))
+    return inert_html(str(_env().get_template("explain.md.j2").render(**ctx)))  # no live HTML (mdsafe.py)

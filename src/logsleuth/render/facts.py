@@ -130,18 +130,32 @@ def _norm(name: str) -> str:
 
 
 def duration(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    stamps = [r["ts"] for r in rows if r["ts"] is not None]
+    """First and last timestamp, the minutes between them (see `span_minutes`) and how many
+    distinct timestamps the record holds."""
+    stamps = {r["ts"] for r in rows if r["ts"] is not None}
     if not stamps:
-        return {"start": None, "end": None, "minutes": None}
+        return {"start": None, "end": None, "minutes": None, "stamps": 0}
     start, end = min(stamps), max(stamps)
-    return {"start": start, "end": end, "minutes": round((end - start).total_seconds() / 60)}
+    return {"start": start, "end": end, "minutes": span_minutes(start, end), "stamps": len(stamps)}
 
 
-def human_minutes(minutes: int | None) -> str:
+def span_minutes(start: Any, end: Any) -> int | None:
+    """Whole minutes from `start` to `end`; None (unknown) unless both exist and differ. A record
+    with one timestamp (an aider history without its input history, a log with one stamped
+    line) says when the session began, not how long it ran: that is no "0 minutes"."""
+    if start is None or end is None or start == end:
+        return None
+    return round((end - start).total_seconds() / 60)
+
+
+def human_minutes(minutes: int | None, stamps: int | None = None) -> str:
+    """The span in words; `stamps` (distinct timestamps, from `duration`) says why it is unknown."""
     if minutes is None:
-        return "an unknown time"
+        return "an unknown span (the record has one timestamp)" if stamps == 1 else "an unknown time"
+    if minutes == 0:
+        return "less than a minute"
     if minutes < 90:
-        return f"{minutes} minutes"
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
     hours, rest = divmod(minutes, 60)
     return f"{hours} h {rest:02d} min"
 

@@ -11,6 +11,7 @@ from logsleuth.link import action_label
 from logsleuth.model import Severity
 from logsleuth.render import graph as graph_render
 from logsleuth.render import refs
+from logsleuth.render.mdsafe import inert_html
 from logsleuth.render.story import Story, finding_rows
 
 TIMELINE_LIMIT = 80
@@ -148,9 +149,11 @@ def render_markdown(an: Analysis, *, redact: bool = True, redact_hosts: bool = F
         # the context is plain data: a caller that handed the analysis over (the CLI) has its events
         # table and objects freed before the context is redacted and the template runs
         del an
+        ctx["road_groups"], ctx["road_hidden"] = fold_road(ctx["road"])  # as the HTML folds it
         ctx, n = _redacted(ctx, redact, redact_hosts)
         ctx["redactions"] = masked + n
-        return str(_env().get_template("postmortem.md.j2").render(**ctx))
+        # transcript text never writes live HTML into the markdown (render/mdsafe.py)
+        return inert_html(str(_env().get_template("postmortem.md.j2").render(**ctx)))
 
 
 def render_html(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> str:
@@ -176,14 +179,21 @@ def render_html(an: Analysis, *, redact: bool = True, redact_hosts: bool = False
 
 
 def fold_road(road: list[dict[str, Any]], limit: int = ROAD_LIMIT) -> tuple[list[dict[str, Any]], int]:
-    """The road's steps with a failure that came straight back folded into its first step
-    (`again`: the later steps), at most `limit` groups; and the number of groups left out."""
+    """The road's steps with a failure that came back while nothing changed (straight back, or a
+    crash loop cycling through the same failures) folded into its first step (`again`: the later
+    steps), at most `limit` groups; and the number of groups left out."""
     groups: list[dict[str, Any]] = []
+    first: dict[Any, dict[str, Any]] = {}
     for step in road:
-        if groups and groups[-1]["step"].get("id") == step.get("id") and not groups[-1]["step"].get("fix"):
-            groups[-1]["again"].append(step)
+        prev = first.get(step.get("id"))
+        unchanged = not step.get("attempts") and not step.get("fix") and not step.get("failed")
+        straight_back = bool(groups) and groups[-1]["step"].get("id") == step.get("id") and not groups[-1]["step"].get("fix")
+        if prev is not None and (straight_back or (unchanged and not prev["step"].get("fix"))):
+            prev["again"].append(step)
             continue
-        groups.append({"number": len(groups) + 1, "step": step, "again": []})
+        group = {"number": len(groups) + 1, "step": step, "again": []}
+        groups.append(group)
+        first.setdefault(step.get("id"), group)
     return groups[:limit], max(0, len(groups) - limit)
 
 

@@ -139,12 +139,17 @@ class Story:
             "events": len(rows),
             "messages": messages,
             "minutes": dur["minutes"],
-            "duration": facts.human_minutes(dur["minutes"]),
+            "duration": facts.human_minutes(dur["minutes"], dur["stamps"]),
             "start": dur["start"],
             "format": self.an.transcript.report.format,
             "source": self.an.transcript.report.source,
             "session": self.an.session,
             "failures": len(self.g.episodes),
+            # "each fix exposing the next" only where a change revealed every later failure
+            "chained": len(self.g.episodes) > 1 and all(
+                any(e.relation is Relation.REVEALED and e.target == ep.id for e in self.g.edges)
+                for ep in self.g.episodes[1:]
+            ),
             "outcome": self.g.outcome.value,
         }
 

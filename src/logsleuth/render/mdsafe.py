@@ -1,0 +1,61 @@
+"""Raw HTML in a rendered markdown document made text: a transcript never writes live HTML.
+
+Transcript text reaches the markdown reports in many places (findings table, quotes, diagnosis
+lines, prose, the road) and inside code spans and fences, where it is inert and must stay as it
+is (`&lt;` would show literally there). Escaping each value before the template cannot know
+what the markdown around it makes of it: a value holding a backtick or a ``` line closes the
+code it was put in. So the finished document is read the way a markdown renderer reads it
+(markdown-it, CommonMark with GFM tables; rich already depends on it), and every line where the
+parser finds raw HTML (an HTML block, an inline tag, a comment, `</details>`) has its tag openers
+written as `&lt;`, which renders as the `<` it was. The document is parsed again until no HTML
+is left (escaping changes what the parser sees, e.g. a code span that now pairs differently).
+A document with no `<` that could open a tag is returned untouched without parsing.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from typing import Any
+
+# what can open raw HTML in CommonMark: a tag, a closing tag, a comment, a declaration, a
+# processing instruction (autolinks `<https://…>` too: harmless, but escaping them costs nothing)
+_OPENER = re.compile(r"<(?=[A-Za-z/!?])")
+MAX_PASSES = 16  # each pass escapes at least one opener; a real report needs one or two
+
+
+@cache
+def _parser() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("table")
+
+
+def _html_lines(text: str) -> set[int]:
+    """The (0-based) lines of `text` where the parser sees raw HTML."""
+    out: set[int] = set()
+    for tok in _parser().parse(text):  # block tokens come flat; an inline token holds its spans
+        inline = tok.type == "inline" and any(c.type == "html_inline" for c in tok.children or ())
+        if tok.map and (tok.type == "html_block" or inline):
+            out.update(range(tok.map[0], tok.map[1]))
+    return out
+
+
+def inert_html(markdown: str) -> str:
+    """`markdown` with every raw-HTML opener outside code escaped (code spans and fences kept)."""
+    if not _OPENER.search(markdown):
+        return markdown
+    for _ in range(MAX_PASSES):
+        hits = _html_lines(markdown)
+        if not hits:
+            return markdown
+        lines = markdown.split("\n")
+        for i in hits:
+            if i < len(lines):
+                lines[i] = _OPENER.sub("&lt;", lines[i])
+        markdown = "\n".join(lines)
+    # not converged (cannot happen with the passes above; never leave HTML live): escape all
+    return _OPENER.sub("&lt;", markdown)
+
+
+__all__ = ["inert_html"]
