@@ -77,13 +77,17 @@ _MARK = "|".join(
         r"^#\d+ \[",
     ]
 )
-_INDENT = r"^(?:[ \t]|E {2,}|>\s)"
+# INDENT: a line that continues the record above it. Besides indentation: yarn's trailer (`info Visit
+# https://yarnpkg.com/...`), which belongs to the `error ...` line before it and says that line failed the command
+_INDENT = r"^(?:[ \t]|E {2,}|>\s|info Visit https://yarnpkg\.com/)"
 _VLLM_KW = r"Traceback \(most recent call last\):|During handling|The above exception"
 _VLLM_SPECIAL = rf"(?:\s|$|{_VLLM_KW})"
 # a vLLM line whose body (after the prefix and its optional space) is special: the prefix ends
 # at its first `]`, so spelling out both cases keeps the test exact without look-around
 _VLLM_MAYBE = _VLLM_CORE + rf")(?: (?:\s|$|{_VLLM_KW})|[\s&&[^ ]]|$|{_VLLM_KW})"
-_CHAIN = r"^(?:During handling of the above exception|The above exception was the direct cause)"
+# CHAIN: a line that joins the record above it and keeps it open over one blank line. unittest's summary
+# (`Ran 3 tests in 0.01s`, a blank line, then `OK` / `FAILED (…)`) is read the same way, so the verdict joins it
+_CHAIN = r"^(?:During handling of the above exception|The above exception was the direct cause|Ran \d+ tests? in [\d.]+s$)"
 _ANSI = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
 
 
