@@ -24,8 +24,9 @@ from logsleuth.library import load_library
 CORPUS_DIR = Path(__file__).parent / "corpus"
 CORPUS = CORPUS_DIR / "real_errors.jsonl"
 HELDOUT = CORPUS_DIR / "heldout.jsonl"
-FLOOR = 0.994  # real_errors.jsonl: 369/371 after round 2 (misses: pnpm ELIFECYCLE; 804 behind a `file.py:88: UserWarning:` line, read as a grep hit)
-HELDOUT_FLOOR = 0.898  # heldout.jsonl (round 2 batch), held out: 71/79 = 0.899 at its first and only scoring
+FLOOR = 0.997  # real_errors.jsonl: 370/371 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
+HELDOUT_FLOOR = 0.91  # heldout.jsonl (round 2 batch), held out: 71/79 = 0.899 at its first and only scoring; 72/79
+# after the dev file's UserWarning-line class was fixed in quoting.py (tests/corpus/README.md)
 MIN_RECORDS, MIN_BENIGN, MIN_CATEGORIES = 300, 40, 40
 # benign held-out texts the library flags at the held-out batch's first scoring; left unfixed while the batch is held
 # out (fixing them means writing a pattern from it). Any other flagged benign text fails.

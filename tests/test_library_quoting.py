@@ -34,6 +34,7 @@ def test_quoted_text_is_not_a_failure(line: str) -> None:
     f"src/kernel.cu:12:5: error: {ERR}",
     f"WARNING 06-01 _custom_ops.py:14] Failed with ImportError('{ERR}')",
     f"12: {ERR}",
+    f"/opt/venv/lib/python3.11/site-packages/torch/cuda/__init__.py:88: UserWarning: {ERR}",
 ])
 def test_emitted_errors_still_count(line: str) -> None:
     assert not _q(line)

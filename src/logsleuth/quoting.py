@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 
 # `path/file.ext:12:` or `file.ext-12-` (grep -n / rg -n, context lines), not `file.c:12:5: error:`
+# nor Python's own `…/torch/cuda/__init__.py:88: UserWarning: …` (a warning as emitted)
 _GREP = re.compile(
     r"^\S*?[\w.-]+\.(?:py|pyi|pyx|c|cc|cpp|cxx|cu|cuh|h|hh|hpp|rs|go|js|jsx|ts|tsx|mjs|java|kt|rb|ex|exs|"
-    r"md|rst|txt|ya?ml|json|toml|cfg|ini|sh|cmake|j2|html)[:-]\d+[:-](?!\d+:)(?!\s*(?:fatal error|error|warning|note)\b)"
+    r"md|rst|txt|ya?ml|json|toml|cfg|ini|sh|cmake|j2|html)[:-]\d+[:-](?!\d+:)(?!\s*(?:fatal error|error|warning|note)\b|\s*[A-Z]\w*(?:Warning|Error):)"
 )
 _BARE_GREP = re.compile(r"^\d+[:-]")
 # a statement that builds an error string: raise/throw/return, assignment, a logging/format call,
