@@ -156,3 +156,53 @@ def test_filters_apply_before_the_threshold() -> None:
     assert _hits(rows, query, category="ptx", since_us=early, limit=1)[0][0] == "new"
     until_old = [r for r in rows if r["session"] != "new"]
     assert [s for s, _, _ in _hits(until_old, query, category="ptx")] == ["old"]
+
+
+def _random_pattern_rows(seed: int) -> list[dict[str, Any]]:
+    """Rows of two patterns with ties everywhere: same texts, days, lines, fingerprints, copies
+    of a session under another origin (the same content: the same rows), captures that match the
+    query's in part, undated rows."""
+    import random
+
+    rng = random.Random(seed)
+    texts = ["CUDA error: out of memory", "RuntimeError: CUDA error: out of memory (alloc 2 GiB)",
+             "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 3.50 GiB…", "oom", ""]
+    rows = []
+    for _ in range(160):
+        session = f"s{rng.randint(0, 7)}"
+        r = _row(session, rng.choice(texts), seq=rng.randint(1, 4), day=rng.randint(1, 3),
+                 pattern=rng.choice(["oom", "oom", "other"]), fp=rng.choice(["f1", "f2", "f3"]),
+                 origin="o", sha=f"h{session}" if session < "s4" else None)
+        r["line"] = rng.randint(1, 3)
+        r["captures"] = rng.choice(['{"gib": "2", "dev": "0"}', '{"gib": "2"}', '{"dev": "0"}', "{}", None, "[1]"])
+        if rng.random() < 0.1:
+            r["ts"] = None
+        rows.append(r)
+    copies = [{**r, "origin": "a" if r["session"] == "s1" else "p"} for r in rows  # found twice
+              if r["file_sha256"] and r["session"] != "s0"]
+    rng.shuffle(copies)
+    return rows + copies
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_pattern_ranking_in_sql_is_rank_pattern(seed: int) -> None:
+    from logsleuth.search import Query
+
+    rows = [{**r, "row": i + 1} for i, r in enumerate(_random_pattern_rows(seed))]
+    frame = pl.DataFrame(rows)
+    con = search_sidecar.memory(frame)
+    try:
+        for q in (Query("CUDA error: out of memory (alloc 2 GiB)", "oom", "c", {"gib": "2", "dev": "0"}, "f2"),
+                  Query("oom", "oom", "c"), Query("CUDA out of memory", "other", "c", {"gib": "2"}, "f9")):
+            for since, limit in ((None, 10), (T0.replace(day=2), 3), (None, 100)):
+                want = frame.filter(pl.col("pattern") == q.pattern)
+                if since is not None:
+                    want = want.filter(pl.col("ts") >= since)
+                best = search_rank.rank_pattern(q, want, limit)
+                expected = list(zip(best["row"], best["score"], best["occurrences"], strict=True))
+                got = search_rank.pattern_hits(con, q.pattern, q.text, q.captures, q.fingerprint, limit=limit,
+                                               since_us=search_sidecar.us_of(since))
+                assert got == expected, (q, since, limit)
+                assert got
+    finally:
+        con.close()

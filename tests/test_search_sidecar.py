@@ -70,8 +70,11 @@ def _lean(db: Path, text: str, **kw):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("text", QUERIES)
 def test_sidecar_and_parquet_paths_agree(db: Path, lib, text: str) -> None:  # type: ignore[no-untyped-def]
     for kw in ({}, {"limit": 2}, {"since": datetime(2026, 1, 11, tzinfo=UTC)}, {"category": "ptx_version_mismatch"}):
-        want = search.search(text, db=db, lib=lib, **kw).to_dict()
+        with pytest.MonkeyPatch.context() as mp:  # the Parquet path: search.search without the sidecar
+            mp.setattr(search_sidecar, "open_current", lambda *a, **k: None)
+            want = search.search(text, db=db, lib=lib, **kw).to_dict()
         assert _lean(db, text, **kw).to_dict() == want, (text, kw)
+        assert search.search(text, db=db, lib=lib, **kw).to_dict() == want, (text, kw)  # over the sidecar
 
 
 def test_the_agreement_is_not_vacuous(db: Path, lib) -> None:  # type: ignore[no-untyped-def]
@@ -176,3 +179,34 @@ def _full_json(text: str, db: Path) -> dict:  # type: ignore[type-arg]
     from logsleuth import jsonout
 
     return json.loads(jsonout.dumps(search.search(text, db=db).to_dict()))
+
+
+def test_cli_table_search_starts_lean_and_says_what_the_full_path_says(tmp_path: Path) -> None:
+    db = tmp_path / "db"
+    write(tmp_path / "c" / "a.jsonl", ptxas_fixed())
+    write(tmp_path / "c" / "b.jsonl", nvrtc_fixed())
+    index.build([str(tmp_path / "c")], db, origin="o")
+    code = (
+        "import sys, json\n"
+        "from logsleuth import search_cli\n"
+        "rc = search_cli.main(['search', sys.argv[1], '--db', sys.argv[2]])\n"
+        "heavy = sorted(m for m in ('polars', 'typer', 'rapidfuzz', 'orjson', 'typing', 'dataclasses', 'pathlib',\n"
+        "                           'logsleuth.search', 'logsleuth.errors') if m in sys.modules)\n"
+        "sys.stderr.write(json.dumps([rc, heavy]))\n"
+    )
+    for text in (NVRTC, "libnvrtc.so.13 cannot open"):
+        out = subprocess.run([sys.executable, "-S", "-c", code, text, str(db)], capture_output=True, text=True,
+                             check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        assert json.loads(out.stderr) == [0, []], text
+        assert out.stdout == search.render_table(search.search(text, db=db)), text
+
+
+def test_lean_defaults_match_the_full_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from logsleuth import index_files
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert search_cli.default_dir() == str(index_files.default_dir())
+    for value in ("2026-03-14", "2026-03-14T10:00:00Z", "2026-03-14T12:00:00+02:00", None, ""):
+        assert search_cli.since_us(value) == search_sidecar.us_of(search.parse_since(value)), value
+    with pytest.raises(ValueError):
+        search_cli.since_us("yesterday")

@@ -6,9 +6,10 @@ ranked by fingerprint equality, then capture similarity, then text similarity (r
 token_set_ratio), then newest first, ties broken by session, source and line. One hit per
 (session, source, pattern, fingerprint): a session that hit the same error thirty times is one
 result with `occurrences: 30`. A query no pattern recognises falls back to full-text search over
-the indexed failure text, ranked in SQLite by FTS5's bm25 (search_rank.TEXT_SQL) over the index's
-search sidecar, or over an in-memory one when the sidecar cannot be used (`--in`, a stale
-read-only index).
+the indexed failure text, ranked by FTS5's bm25. Both are ranked in SQLite over the index's
+search sidecar (search_rank.PATTERN_SQL, TEXT_SQL) when it holds the committed state; otherwise
+pattern queries are ranked in Python over the Parquet rows (the same order, tested) and full-text
+ones over an in-memory sidecar (`--in`, a stale read-only index).
 Never imports spaCy (no reasoning is run), and importing this module does not import polars:
 the lean command-line path (search_cli.py over the SQLite sidecar of search_sidecar.py) shares
 its Query, Hit, ranking and rendering with the Parquet path here.
@@ -24,8 +25,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from logsleuth import search_render
 from logsleuth.errors import InputError, Location, UsageError
-from logsleuth.search_rank import rank, text_hits
+from logsleuth.search_rank import pattern_hits, rank, text_hits
 
 if TYPE_CHECKING:
     import polars as pl
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from logsleuth.model import Finding
 
 DEFAULT_LIMIT = 10
-COMMAND_WIDTH = 100  # commands are shortened to this in the table (JSON keeps them whole)
+COMMAND_WIDTH = search_render.COMMAND_WIDTH
 FAILURE_SEVERITIES = ("fatal", "error", "warning")
 # What ranking a pattern's rows reads, and the resolution columns of its hits.
 RANK_COLUMNS = (
@@ -184,26 +186,7 @@ def parse_since(value: str | None) -> datetime | None:
     return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
 
 
-def _action_text(a: Mapping[str, Any]) -> str:
-    """A fix as a person would repeat it: the flag or variable, not the whole relaunch command."""
-    kind, subject, value = a.get("kind"), a.get("subject"), a.get("value")
-    if kind in ("flag_added", "flag_changed"):
-        return f"{subject} {value}" if value else str(subject)
-    if kind == "flag_removed":
-        return f"drop {subject}"
-    if kind == "env_set":
-        return f"export {subject}={value}"
-    return str(a["command"])
-
-
-def held_text(held: bool | None, outcome: str) -> str:
-    """Whether a fix held, never beside an outcome that contradicts it: an error that did not
-    come back in a session that still ended unresolved was stopped, but nothing "held"."""
-    if not held:
-        return "did not hold"
-    if outcome == "unresolved":
-        return "this error did not come back"
-    return "held"
+held_text = search_render.held_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,8 +211,7 @@ class Hit:
 
     @property
     def action(self) -> str | None:
-        commands = list(dict.fromkeys(_action_text(a) for a in self.fixes))
-        return "; ".join(commands) if commands else None
+        return search_render.action(self.fixes)
 
     def resolution(self) -> dict[str, Any] | None:
         if self.action is None:
@@ -237,22 +219,10 @@ class Hit:
         return {"action": self.action, "held": self.held, "catch22": self.catch22, "outcome": self.outcome}
 
     def resolution_text(self, width: int = 0) -> str:
-        """"fixed by `uv pip install …` in session X — did not hold", or what was tried.
-
-        `width` > 0 shortens each command to that many characters (tables; JSON keeps them whole).
-        """
-        where = f"in session {self.session}"
-        if self.action is not None:
-            text = f"fixed by `{_short(self.action, width)}` {where} — {held_text(self.held, self.outcome)}"
-        elif self.attempts:
-            commands = dict.fromkeys(str(a["command"]) for a in self.attempts)
-            tried = ", ".join(f"`{_short(c, width)}`" for c in commands)
-            text = f"not fixed {where}: tried {tried}"
-        else:
-            text = f"nothing tried against it {where}"
-        notes = ["catch-22"] if self.catch22 else []
-        notes.append(f"session {self.outcome}")
-        return f"{text} ({'; '.join(notes)})"
+        """"fixed by `uv pip install …` in session X — did not hold", or what was tried (`width` > 0
+        shortens each command to that many characters)."""
+        return search_render.resolution_text(self.session, self.fixes, self.held, self.attempts, self.catch22,
+                                             self.outcome, width)
 
     def to_dict(self) -> dict[str, Any]:
         from logsleuth.jsonout import iso
@@ -328,16 +298,21 @@ def search(
     where = Path(db if db is not None else index.default_dir())
     if sidecar and id(lib) in _DEFAULT:  # the default library: the one the lean path classifies with
         search_sidecar.refresh(where, lib)  # stale or missing: rebuilt for the next search
-    if q.pattern is not None:  # one pattern's rows: row groups already decoded, read it all at once
-        return SearchResult(q, _hits(rank(q, index.load(where, COLUMNS, pred), limit)))
-    # full text: ranked in SQL (search_rank.TEXT_SQL) over the sidecar when it holds the committed
-    # state (any library: full text reads no snapshot), else over an in-memory one of that state
+    # ranked in SQL (search_rank.PATTERN_SQL, TEXT_SQL) over the sidecar when it holds the committed
+    # state (any library: the query is read already, the rows are the index's)
     con = search_sidecar.open_current(where, library=False)
     if con is not None:
         try:
+            if q.pattern is not None:
+                top = pattern_hits(con, q.pattern, q.text, q.captures, q.fingerprint,
+                                   since_us=search_sidecar.us_of(since), category=category, limit=limit)
+                return SearchResult(q, _sidecar_hits(con, top))
             return SearchResult(q, _text_hits(con, q, category, since, limit))
         finally:
             con.close()
+    if q.pattern is not None:  # one pattern's rows: row groups already decoded, read it all at once
+        return SearchResult(q, _hits(rank(q, index.load(where, COLUMNS, pred), limit)))
+    # full text without a current sidecar: over an in-memory one of the committed state
     with _MEMORY_LOCK:
         return SearchResult(q, _text_hits(_memory_sidecar(where), q, category, since, limit))
 
@@ -375,9 +350,15 @@ def _failures() -> pl.Expr:
 
 
 def _text_hits(con: Any, q: Query, category: str | None, since: datetime | None, limit: int) -> tuple[Hit, ...]:
-    from logsleuth import search_cli, search_sidecar
+    from logsleuth import search_sidecar
 
     top = text_hits(con, q.text, since_us=search_sidecar.us_of(since), category=category, limit=limit)
+    return _sidecar_hits(con, top)
+
+
+def _sidecar_hits(con: Any, top: Sequence[tuple[int, float, int]]) -> tuple[Hit, ...]:
+    from logsleuth import search_cli
+
     return search_cli.hits_of(con, top)
 
 
@@ -399,58 +380,12 @@ def _hits(best: pl.DataFrame) -> tuple[Hit, ...]:
 
 def hit_of(r: Mapping[str, Any]) -> Hit:
     """A hit from one ranked row (the Parquet path's and the sidecar's rows alike)."""
-    return Hit(
-        session=r["session"],
-        source=r["source"],
-        line=r["line"],
-        seq=r["seq"],
-        ts=r["ts"],
-        pattern=r["pattern"],
-        category=r["category"],
-        text=r["text"],
-        score=round(float(r["score"]), 3),
-        fixes=tuple(r["resolved_by"] or ()),
-        held=r["held"],
-        attempts=tuple(r["attempts"] or ()),
-        catch22=bool(r["catch22"]),
-        outcome=r["outcome"] or "",
-        occurrences=int(r["occurrences"]),
-        origin=r.get("origin"),
-        fingerprint=r.get("fingerprint"),
-    )
-
-
-def _short(command: str, width: int) -> str:
-    return command if width <= 0 or len(command) <= width else command[: width - 1] + "…"
-
-
-def _best_line(query: str, text: str) -> str:
-    """The line of a hit's snippet most like the query (the snippet may start with `Exit code 1`)."""
-    from rapidfuzz import fuzz
-
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    if not lines:
-        return ""
-    scores = [fuzz.token_set_ratio(query, ln) for ln in lines]
-    return lines[scores.index(max(scores))]
+    return Hit(**search_render.hit_values(r))
 
 
 def render_table(result: SearchResult) -> str:
     """Plain text: the query's reading, then one block per hit."""
     q = result.query
-    if q.pattern is None:
-        head = "query: no pattern matched; full-text search over indexed errors"
-    else:
-        caps = ", ".join(f"{k}={v}" for k, v in sorted(q.captures.items()))
-        head = f"query: {q.pattern} ({q.category})" + (f" {{{caps}}}" if caps else "")
-    lines = [head]
-    if not result.hits:
-        lines.append("no prior occurrences")
-    for i, h in enumerate(result.hits, start=1):
-        date = h.ts.strftime("%Y-%m-%d") if h.ts else "-"
-        more = f" ×{h.occurrences}" if h.occurrences > 1 else ""
-        lines.append(f"{i}. {h.score:.2f}  {date}  {h.session}  {h.source}:{h.line}  {h.pattern}{more}")
-        lines.append(f"   {_best_line(q.text, h.text)[:160]}")
-        lines.append(f"   {h.resolution_text(width=COMMAND_WIDTH)}")
-    lines += [f"error: {e}" for e in result.errors]
-    return "\n".join(lines) + "\n"
+    query = {"text": q.text, "pattern": q.pattern, "category": q.category, "captures": q.captures}
+    hits = [{f: getattr(h, f) for f in Hit.__slots__} for h in result.hits]
+    return search_render.table(query, hits, result.errors)

@@ -3,31 +3,33 @@
 A search from the shell used to spend ~0.5 s importing polars and typer before reading a few
 hundred rows. `run` (the console script) looks at argv first: a plain `search QUERY [--db DIR]
 [--since DATE] [--limit N] [-O table|json]` against an index whose sidecar is current is answered
-here, importing only sqlite3, orjson, regex and rapidfuzz; anything else — other commands, other
-options, `--help`, no sidecar or a stale one, an error — goes to the typer application, which
-owns the behaviour (and the exit status) of those cases. No hits is answered here as the typer
-command answers it ("no prior occurrences", exit status 1, as grep). The answer is the one the
-Parquet path gives: the same query reading (the default library's snapshot, classified as
-search.classify_query does), the same candidate rows, the same ranking code (search_rank; full
-text: search_rank.TEXT_SQL, which search.search runs over this sidecar too).
+here, importing sqlite3, json, re and datetime, and the `regex` module only when some pattern's
+prefilter occurs in the query (no pathlib, typing, dataclasses, orjson, rapidfuzz or OpenSSL's
+hashlib: at ~5-40 ms of CPU each, start-up was most of a search); anything else — other
+commands, other options, `--help`, no sidecar or a stale one, an error — goes to the typer
+application, which owns the behaviour (and the exit status) of those cases. No hits is answered
+here as the typer command answers it ("no prior occurrences", exit status 1, as grep). The
+answer is the one the Parquet path gives: the same query reading (the default library's
+snapshot, classified as search.classify_query does), the same ranking (search_rank.PATTERN_SQL
+and TEXT_SQL, which search.search runs over this sidecar too; its Parquet fallback is tested
+equal), the same rendering (search_render).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import sys
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
 
 from logsleuth import search_sidecar as sc
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+    from typing import Any
+
 HIT_SQL = ("id", "session", "source", "line", "seq", "ts", "pattern", "category", "priority", "fingerprint",
            "captures", "text", "origin", "file_sha256")  # fmt: skip
-# what ranking a pattern's rows reads: plain values, decoded only for the hits (`decode` of every
-# row of a frequent pattern was most of a search)
-PATTERN_SQL = ("id", "session", "source", "line", "seq", "ts", "pattern", "fingerprint", "captures", "text_id",
-               "origin", "file_sha256")  # fmt: skip
 RESOLUTION_SQL = ("resolved_by", "held", "attempts", "catch22", "outcome")
 _VALUE_OPTS = {"--db": "db", "--since": "since", "--limit": "limit", "--output-format": "format", "-O": "format"}
 
@@ -95,33 +97,64 @@ def parse(argv: Sequence[str]) -> dict[str, str] | None:
 
 def answer(opts: Mapping[str, str]) -> tuple[bytes, int] | None:
     """(output, number of hits), or None when the full application must answer."""
-    from logsleuth import search as s
-    from logsleuth.errors import UsageError
-
     text = sys.stdin.read() if opts["query"] == "-" else opts["query"]
     if not text.strip():
         return None
-    if opts.get("db"):
-        db = Path(opts["db"])
-    else:
-        from logsleuth.index_files import default_dir
-
-        db = default_dir()
-    con = sc.open_current(db)
+    con = sc.open_current(opts.get("db") or default_dir())
     if con is None:
         return None
     try:
-        since = s.parse_since(opts.get("since"))
-        result = search_sidecar(con, text, since=since, limit=int(opts.get("limit", s.DEFAULT_LIMIT)))
-    except UsageError:
-        return None
+        query, hits = lean_search(con, text, since_us=since_us(opts.get("since")),
+                                  limit=int(opts.get("limit", DEFAULT_LIMIT)))
     finally:
         con.close()
     if opts.get("format") == "json":
-        from logsleuth import jsonout
+        from logsleuth import jsonout, search
 
-        return jsonout.dumps(result.to_dict()), len(result.hits)
-    return s.render_table(result).encode(), len(result.hits)
+        result = search.SearchResult(search.Query(**query), tuple(search.Hit(**h) for h in hits))
+        return jsonout.dumps(result.to_dict()), len(hits)
+    from logsleuth.search_render import table
+
+    return table(query, hits).encode(), len(hits)
+
+
+DEFAULT_LIMIT = 10  # search.DEFAULT_LIMIT
+
+
+def default_dir() -> str:
+    """index_files.default_dir (that module imports pathlib and dataclasses)."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "logsleuth")
+
+
+def since_us(value: str | None) -> int | None:
+    """search.parse_since as microseconds since the epoch; ValueError when it is no date (the
+    full path reports it)."""
+    if not value:
+        return None
+    from datetime import UTC, datetime
+
+    ts = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    return sc.us_of(ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC))
+
+
+def lean_search(con: sqlite3.Connection, text: str, *, since_us: int | None = None, limit: int = 10,
+                category: str | None = None, query: Mapping[str, Any] | None = None,
+                ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """search.search over the sidecar as plain values: the fields of search.Query (the default
+    library's reading from the snapshot, unless `query` is given) and of each search.Hit."""
+    if query is None:
+        from logsleuth.search_query import reading
+
+        query = reading(text, sc.load_snapshot(con))
+    from logsleuth import search_rank
+
+    if query["pattern"] is not None:
+        top = search_rank.pattern_hits(con, query["pattern"], query["text"], query["captures"], query["fingerprint"],
+                                       since_us=since_us, category=category, limit=limit)
+    else:
+        top = search_rank.text_hits(con, query["text"], since_us=since_us, category=category, limit=limit)
+    return dict(query), hit_rows(con, top)
 
 
 def search_sidecar(con: sqlite3.Connection, text: str, *, since: Any = None, limit: int = 10,
@@ -134,57 +167,26 @@ def search_sidecar(con: sqlite3.Connection, text: str, *, since: Any = None, lim
         from logsleuth.search_query import classify
 
         query = classify(text, sc.load_snapshot(con))
-    if query.pattern is not None:
-        top = _rank_pattern(con, query, since, category, limit)
-    else:
-        from logsleuth.search_rank import text_hits
-
-        top = text_hits(con, query.text, since_us=sc.us_of(since), category=category, limit=limit)
-    return s.SearchResult(query, hits_of(con, top))
+    fields = {f: getattr(query, f) for f in s.Query.__slots__}
+    _, hits = lean_search(con, text, since_us=sc.us_of(since), limit=limit, category=category, query=fields)
+    return s.SearchResult(query, tuple(s.Hit(**h) for h in hits))
 
 
 def hits_of(con: sqlite3.Connection, top: Sequence[tuple[int, float, int]]) -> tuple[Any, ...]:
     """The hits (search.Hit) of ranked finding ids: (id, score, occurrences), in that order."""
     from logsleuth import search as s
 
+    return tuple(s.Hit(**h) for h in hit_rows(con, top))
+
+
+def hit_rows(con: sqlite3.Connection, top: Sequence[tuple[int, float, int]]) -> list[dict[str, Any]]:
+    """The fields of search.Hit of ranked finding ids: (id, score, occurrences), in that order."""
+    from logsleuth.search_render import hit_values
+
     if not top:
-        return ()
+        return []
     ids = [i for i, _, _ in top]
     marks = ", ".join("?" for _ in ids)
     sql = f"SELECT {', '.join(HIT_SQL)}, {sc.resolved_sql()} FROM findings WHERE id IN ({marks})"
     by_id = {r["id"]: r for r in map(sc.decode, sc.select(con, sql, ids))}
-    return tuple(s.hit_of({**by_id[i], "score": score, "occurrences": n}) for i, score, n in top)
-
-
-def _filters(since: Any, category: str | None) -> tuple[str, list[Any]]:
-    sql, params = "", list[Any]()
-    if category:
-        sql, params = sql + " AND category = ?", [*params, category]
-    if since is not None:
-        sql, params = sql + " AND ts >= ?", [*params, sc.us_of(since)]
-    return sql, params
-
-
-def _rank_pattern(con: sqlite3.Connection, q: Any, since: Any, category: str | None,
-                  limit: int) -> list[tuple[int, float, int]]:
-    """search_rank.rank_pattern over the pattern's rows, read as plain columns; each distinct
-    text is read (and scored) once."""
-    from logsleuth.search_rank import best_hits, pattern_scores
-
-    where, params = _filters(since, category)
-    sql = f"SELECT {', '.join(PATTERN_SQL)} FROM findings WHERE pattern = ?{where} ORDER BY id"
-    found = con.execute(sql, [q.pattern, *params]).fetchall()
-    if not found:
-        return []
-    rows = {c: list(v) for c, v in zip(PATTERN_SQL, zip(*found, strict=True), strict=True)}
-    tids = sorted({t for t in rows["text_id"] if t is not None})
-    text_of: dict[int, str] = {}
-    for chunk in range(0, len(tids), 900):  # SQLite's bound-parameter limit
-        part = tids[chunk:chunk + 900]
-        marks = ", ".join("?" for _ in part)
-        one = f"SELECT min(id) FROM findings WHERE text_id IN ({marks}) GROUP BY text_id"
-        text_of.update(con.execute(f"SELECT text_id, text FROM findings WHERE id IN ({one})", part).fetchall())
-    texts = [text_of.get(t) if t is not None else None for t in rows["text_id"]]
-    fp_eq, caps, text_sim, score = pattern_scores(q, texts, rows["captures"], rows["fingerprint"])
-    top = best_hits(rows, fp_eq, caps, text_sim, score, limit)
-    return [(rows["id"][i], sc_, n) for i, sc_, n in top]
+    return [hit_values({**by_id[i], "score": score, "occurrences": n}) for i, score, n in top]

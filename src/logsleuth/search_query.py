@@ -10,43 +10,59 @@ tests/test_search_sidecar.py checks it against classify_query on every example o
 
 from __future__ import annotations
 
-import hashlib
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from functools import lru_cache
-from typing import Any
 
-import regex
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+    from typing import Any
 
-from logsleuth.errors import UsageError
-from logsleuth.search import Query
+    from logsleuth.search import Query
 
 MAX_MATCHES_PER_EVENT = 200  # classify.MAX_MATCHES_PER_EVENT
 DEFAULT_KINDS = ("tool_result", "log")  # library.pattern.DEFAULT_KINDS
 _WS = re.compile(r"\s+")
 TIMEOUT = 0.5  # library.regexes.DEFAULT_TIMEOUT (that package's __init__ imports the library's types)
-Found = dict[str, Any]  # one finding of the query: pattern, category, rank, priority, line, captures, fingerprint
+Found = dict  # one finding of the query: pattern, category, rank, priority, line, captures, fingerprint
 
 
 def classify(text: str, patterns: Sequence[Mapping[str, Any]]) -> Query:
-    text = text.strip()
-    if not text:
+    """search.Query of `text` (search.classify_query over the snapshot)."""
+    from logsleuth.errors import UsageError
+    from logsleuth.search import Query
+
+    if not text.strip():
         raise UsageError("empty query", hint="paste the error text, or give a pattern id")
+    return Query(**reading(text, patterns))
+
+
+def reading(text: str, patterns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The fields of search.Query for a non-empty `text`, as plain values (the lean path imports
+    neither search.py nor dataclasses). The `regex` module is imported only when some pattern's
+    prefilter occurs in the query."""
+    text = text.strip()
     for p in patterns:
         if p["id"] == text:
-            return Query(text, p["id"], p["category"], by_id=True)
+            return {"text": text, "pattern": p["id"], "category": p["category"], "captures": {},
+                    "fingerprint": None, "by_id": True}
     for as_result in (False, True):
         found = _findings(text, patterns, as_result)
         f = _pick(found)
         if f is not None:
-            return Query(text, f["pattern"], f["category"], dict(f["captures"]), f["fingerprint"])
-    return Query(text, None)
+            return {"text": text, "pattern": f["pattern"], "category": f["category"],
+                    "captures": dict(f["captures"]), "fingerprint": f["fingerprint"], "by_id": False}
+    return {"text": text, "pattern": None, "category": None, "captures": {}, "fingerprint": None, "by_id": False}
 
 
 def fingerprint(pattern_id: str, captures: Mapping[str, str], names: Sequence[str]) -> str:
     """classify.fingerprint."""
+    try:  # the interpreter's own SHA-1: hashlib loads OpenSSL first
+        from _sha1 import sha1
+    except ImportError:  # pragma: no cover
+        from hashlib import sha1
+
     parts = [pattern_id] + [_WS.sub(" ", captures.get(n, "")).strip().strip("'\"`").lower() for n in names]
-    return hashlib.sha1("\x1f".join(parts).encode()).hexdigest()[:12]
+    return sha1("\x1f".join(parts).encode()).hexdigest()[:12]
 
 
 def _pick(found: Sequence[Found]) -> Found | None:
@@ -103,9 +119,16 @@ def _findings(text: str, patterns: Sequence[Mapping[str, Any]], tool_result: boo
     return sorted(out, key=lambda f: (-f["priority"], f["pattern"], f["line"], f["fingerprint"]))
 
 
-@lru_cache(maxsize=4096)
+_COMPILED: dict[str, Any] = {}
+
+
 def _compiled(rx: str) -> Any:
-    return regex.compile(rx)
+    c = _COMPILED.get(rx)
+    if c is None:
+        import regex  # ~20 ms of CPU: only for a query some pattern's prefilter matched
+
+        c = _COMPILED[rx] = regex.compile(rx)
+    return c
 
 
 def _search(rx: str, text: str) -> Any:

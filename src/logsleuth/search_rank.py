@@ -1,9 +1,11 @@
 """Ranking the prior findings of a search (search.py): one hit per session and error, best first.
 
-Pattern queries (a few hundred rows) are ranked in Python: each polars step costs ~0.5 ms
-whatever the size, which made ranking most of a search. The per-error choice itself
-(`best_hits`) and the pattern scores work on plain columns (lists), so the lean search path over
-the SQLite sidecar (search_sidecar.py) ranks with this same code without importing polars.
+Pattern queries are ranked in SQLite over the sidecar (`PATTERN_SQL` over its `prank` table:
+fingerprint equal, captures equal, text similarity, newest first), the text similarity of each
+distinct text computed once in Python (rapidfuzz's token_set_ratio; search_fuzzy for a few). The
+Parquet path (an index without a current sidecar, `search --in`) ranks the same way in Python
+(`rank_pattern`, `best_hits`: each polars step costs ~0.5 ms whatever the size, so not polars);
+tests/test_search_ranking.py checks both agree.
 
 Full-text queries (tens of thousands of candidate rows) are ranked in SQLite, in one statement
 (`TEXT_SQL`), over the sidecar (or its in-memory twin): FTS5's bm25 of each distinct failure text
@@ -20,18 +22,19 @@ content on two machines) is counted once: per (content hash, session), only the 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
 if TYPE_CHECKING:
     import sqlite3
+    from collections.abc import Mapping, Sequence
+    from typing import Any
 
     import polars as pl
 
     from logsleuth.search import Query
 
-Columns = dict[str, list[Any]]  # a table as plain columns: name -> values
+    Columns = dict[str, list[Any]]  # a table as plain columns: name -> values
 
 MIN_TEXT_SCORE = 0.25  # full-text hits: a text's bm25 at least this share of the best text's
 # Weights of the reported score; the order itself is lexicographic (see the module docstring).
@@ -43,18 +46,14 @@ _MICROSECOND = timedelta(microseconds=1)
 
 
 def _text_scores(query: str, texts: list[str]) -> list[float]:
-    """rapidfuzz token_set_ratio of the query against each text, 0-1.
-
-    A plain loop, not `process.cdist`: cdist returns a numpy array, and importing numpy costs a
-    CLI search more (~35 ms) than the loop over a pattern's few hundred findings."""
+    """rapidfuzz token_set_ratio (default_process) of the query against each text, 0-1; each
+    distinct text is scored once (an error recurs word for word across sessions), in pure Python
+    when there are few (search_fuzzy: importing rapidfuzz costs a CLI search more)."""
     if not texts:
         return []
-    from rapidfuzz import fuzz, utils
+    from logsleuth.search_fuzzy import ratio_many
 
-    q = utils.default_process(query)
-    ratio = fuzz.token_set_ratio
-    # an error recurs word for word across sessions: each distinct text is scored once
-    score = {t: ratio(q, utils.default_process(t)) / 100 for t in dict.fromkeys(texts)}
+    score = ratio_many(query, texts)
     return [score[t] for t in texts]
 
 
@@ -105,7 +104,49 @@ def text_hits(con: sqlite3.Connection, text: str, *, since_us: int | None = None
     return [(int(i), float(s), int(n)) for i, s, n in rows]
 
 
+# A pattern query over the sidecar's `prank` table (search_sidecar.pattern_rows: one row per
+# finding with a pattern, the content-hash dedupe done): best_hits in one statement. f, c, t:
+# fingerprint equal, captures equal (share of the query's), text similarity (`sim`, a function
+# registered per query: rapidfuzz's token_set_ratio of each distinct text, computed once). `ord`
+# is the order among equal scores (newest first, ...), `seen` keeps groups tied on all of it in
+# the order best_hits meets them.
+PATTERN_SQL = """
+WITH c AS (SELECT id, grp, seq, line, ord, coalesce(fingerprint = :fp, 0) AS f, {caps} AS c, sim(text_id) AS t
+           FROM prank k WHERE pattern = :pattern{filters}),
+g AS (SELECT *, row_number() OVER (PARTITION BY grp ORDER BY f DESC, c DESC, t DESC, seq, line, id) AS first,
+             count(*) OVER (PARTITION BY grp) AS n, min(id) OVER (PARTITION BY grp) AS seen FROM c)
+SELECT id, :wp + :wf * f + :wc * c + :wt * t, n FROM g WHERE first = 1
+ORDER BY f DESC, c DESC, t DESC, ord, seen LIMIT :limit
+"""
 
+
+def pattern_hits(con: sqlite3.Connection, pattern: str, text: str, captures: Mapping[str, str],
+                 fingerprint: str | None, *, since_us: int | None = None, category: str | None = None,
+                 limit: int = 10) -> list[tuple[int, float, int]]:
+    """The best `limit` hits of a pattern query in a sidecar: (finding id, score, occurrences),
+    as rank_pattern orders them."""
+    filters, params = "", {"pattern": pattern, "fp": fingerprint, "limit": limit, "wp": W_PATTERN, "wf": W_FP,
+                           "wc": W_CAPTURES, "wt": W_TEXT}  # fmt: skip
+    if category:
+        filters, params["category"] = filters + " AND k.category = :category", category
+    if since_us is not None:
+        filters, params["since"] = filters + " AND k.ts >= :since", since_us
+    keys = [k for k in sorted(captures) if re.fullmatch(r"\w+", k)]
+    caps = "0.0"
+    if keys:
+        terms = []
+        for n, k in enumerate(keys):
+            params[f"p{n}"], params[f"v{n}"] = f'$."{k}"', captures[k]
+            terms.append(f"coalesce(json_extract(captures, :p{n}) = :v{n}, 0)")
+        valid = "json_valid(captures) AND json_type(captures) = 'object'"
+        caps = f"(CASE WHEN {valid} THEN {' + '.join(terms)} ELSE 0 END) * 1.0 / {len(keys)}"
+    sql = ("SELECT k.text_id, (SELECT text FROM findings f WHERE f.text_id = k.text_id LIMIT 1) FROM"
+           f" (SELECT DISTINCT text_id FROM prank k WHERE pattern = :pattern AND text_id IS NOT NULL{filters}) k")
+    texts = dict(con.execute(sql, params).fetchall())
+    score = dict(zip(texts, _text_scores(text, [t or "" for t in texts.values()]), strict=True))
+    con.create_function("sim", 1, lambda tid: score.get(tid, 0.0), deterministic=True)
+    rows = con.execute(PATTERN_SQL.format(caps=caps, filters=filters), params).fetchall()
+    return [(int(i), float(s), int(n)) for i, s, n in rows]
 
 
 def rank(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
@@ -122,29 +163,31 @@ def rank_pattern(q: Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
     """`rank` for one pattern's findings (hundreds of rows), in Python: each polars step costs
     ~0.5 ms whatever the size, which made ranking most of a search."""
     cols = {c: rows[c].to_list() for c in ("text", "captures", "fingerprint")}
-    fp_eq, caps, text_sim, score = pattern_scores(q, cols["text"], cols["captures"], cols["fingerprint"])
+    fp_eq, caps, text_sim, score = pattern_scores(q.text, q.captures, q.fingerprint, cols["text"], cols["captures"],
+                                                  cols["fingerprint"])
     return _best_hits(rows, fp_eq, caps, text_sim, score, limit)
 
 
-def pattern_scores(q: Query, texts: Sequence[str | None], captures: Sequence[str | None],
-                   fingerprints: Sequence[str | None]) -> tuple[list[float], list[float], list[float], list[float]]:
+def pattern_scores(q_text: str, q_captures: Mapping[str, str], q_fingerprint: str | None, texts: Sequence[str | None],
+                   captures: Sequence[str | None], fingerprints: Sequence[str | None],
+                   ) -> tuple[list[float], list[float], list[float], list[float]]:
     """(fingerprint equal, captures equal, text similarity, score) of each finding of the query's
     pattern: fingerprint equal to the query's, captures equal, text similarity (rapidfuzz)."""
-    import orjson
+    import json  # not orjson: its import costs a CLI search ~10 ms
 
     n = len(texts)
-    text_sim = _text_scores(q.text, [t or "" for t in texts])
-    keys = [k for k in sorted(q.captures) if re.fullmatch(r"\w+", k)]
+    text_sim = _text_scores(q_text, [t or "" for t in texts])
+    keys = [k for k in sorted(q_captures) if re.fullmatch(r"\w+", k)]
     caps = [0.0] * n
     if keys:
         for i, raw in enumerate(captures):
             try:
-                got = orjson.loads(raw) if raw else {}
-            except orjson.JSONDecodeError:
+                got = json.loads(raw) if raw else {}
+            except ValueError:
                 got = {}
             got = got if isinstance(got, dict) else {}
-            caps[i] = sum(1.0 if got.get(k) == q.captures[k] else 0.0 for k in keys) / len(keys)
-    fp_eq = [1.0 if q.fingerprint is not None and f == q.fingerprint else 0.0 for f in fingerprints]
+            caps[i] = sum(1.0 if got.get(k) == q_captures[k] else 0.0 for k in keys) / len(keys)
+    fp_eq = [1.0 if q_fingerprint is not None and f == q_fingerprint else 0.0 for f in fingerprints]
     score = [W_PATTERN + W_FP * f + W_CAPTURES * c + W_TEXT * t for f, c, t in zip(fp_eq, caps, text_sim, strict=True)]
     return fp_eq, caps, text_sim, score
 

@@ -7,8 +7,8 @@ A reader trusts it only when both still match (`open_current`); otherwise the se
 Parquet and rewrites the sidecar for the next one (`refresh`). Written to a temp file and renamed
 into place, so a reader's open connection keeps a whole, consistent file.
 
-Reading it needs only the standard library (sqlite3), orjson and regex: the command-line search
-(search_cli.py) answers from it without importing polars or typer. The sidecar also carries the
+Reading it needs only the standard library (and `regex` to classify a query): the command-line
+search (search_cli.py) answers from it without importing polars or typer. The sidecar also carries the
 default pattern library as plain data (`snapshot`), so that the lean path classifies a query the
 way search.classify_query does without loading the library (its types import polars).
 
@@ -17,7 +17,9 @@ microseconds since the epoch; the fix and attempt lists as ids into `lists`, whi
 distinct list once, as JSON: every finding of an episode repeats them; `text_id` numbers each
 distinct text), `fts` (a contentless FTS5 index, unicode61 words, over each distinct text of a
 failure row once, rowid = text_id: an error recurs word for word across sessions, so bm25 is
-computed per distinct text, not per finding), `meta` (key, value).
+computed per distinct text, not per finding), `rank` and `prank` (what full-text and pattern
+queries are ranked by in SQL, per failure row and per row with a pattern: search_rank.TEXT_SQL
+and PATTERN_SQL), `meta` (key, value).
 
 Staleness costs a reader ~1 ms: the manifest (a few hundred KB at most) is hashed, and the
 library stamp is recomputed from the stats of the pattern files and directories the writer saw
@@ -27,20 +29,21 @@ library stamp is recomputed from the stats of the pattern files and directories 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from pathlib import Path
+    from typing import Any
+
     from logsleuth.library import PatternLibrary
 
 SIDECAR = "search.sqlite"
 MANIFEST = "files.parquet"  # index.MANIFEST (not imported: index.py imports polars)
-FORMAT = "5"  # bump when the tables or what goes into them change
+FORMAT = "6"  # bump when the tables or what goes into them change
 FAILURE_SEVERITIES = ("fatal", "error", "warning")  # search.FAILURE_SEVERITIES
 COLUMNS = (
     "session", "source", "line", "seq", "ts", "pattern", "category", "severity", "priority", "fingerprint",
@@ -50,33 +53,47 @@ COLUMNS = (
 JSON_COLUMNS = ("resolved_by", "attempts")
 BOOL_COLUMNS = ("held", "catch22", "primary")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_PKG = Path(__file__).resolve().parent
+try:  # the interpreter's own SHA-256: hashlib loads OpenSSL first (~4 ms of a CLI search)
+    from _sha256 import sha256  # Python 3.11 (3.12: _sha2)
+except ImportError:  # pragma: no cover
+    try:
+        from _sha2 import sha256
+    except ImportError:
+        from hashlib import sha256
+_PKG = os.path.dirname(os.path.realpath(__file__))  # no pathlib: the lean path does not import it
 # what a lean search's answer depends on besides the index: a change makes the sidecar stale
 # (the code that reads it is whatever runs; what matters is what was written: the library snapshot)
 _CODE = ("search_sidecar.py",)
 
 
-def manifest_digest(db: Path) -> str | None:
+def manifest_digest(db: str | Path) -> str | None:
     """The content hash of the manifest (the commit point), None when there is none."""
     try:
-        with open(db / MANIFEST, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
+        with open(os.path.join(db, MANIFEST), "rb") as f:
+            return sha256(f.read()).hexdigest()
     except FileNotFoundError:
         return None
 
 
-def _pattern_roots() -> list[Path]:
+def _pattern_roots() -> list[str]:
     """The directories the default library is read from (library.loader._roots with no --patterns)."""
-    roots = [c for c in (_PKG / "_patterns", _PKG.parent.parent / "patterns") if c.is_dir()][:1]
-    roots += [Path(d) for d in (os.environ.get("LOGSLEUTH_PATTERNS") or "").split(os.pathsep) if d]
+    here = [os.path.join(_PKG, "_patterns"), os.path.join(os.path.dirname(os.path.dirname(_PKG)), "patterns")]
+    roots = [c for c in here if os.path.isdir(c)][:1]
+    roots += [str(_path(d)) for d in (os.environ.get("LOGSLEUTH_PATTERNS") or "").split(os.pathsep) if d]
     return roots
+
+
+def _path(p: str) -> Path:
+    from pathlib import Path
+
+    return Path(p)
 
 
 def library_paths() -> list[str]:
     """The default library's directories and pattern files, and this module (the writer's view)."""
-    paths = [str(_PKG / c) for c in _CODE]
+    paths = [os.path.join(_PKG, c) for c in _CODE]
     for root in _pattern_roots():
-        paths += [str(root), *sorted(str(p) for p in root.rglob("*"))]
+        paths += [root, *sorted(str(p) for p in _path(root).rglob("*"))]
     return paths
 
 
@@ -85,8 +102,8 @@ def library_stamp(paths: Sequence[str] | None = None) -> str:
     changes, the snapshot in a sidecar may no longer classify a query as the library would. (An
     upgrade of logsleuth rewrites its pattern files, hence changes their stats too.) A reader
     passes the paths the writer stored: ~200 stats, no walk."""
-    roots = os.pathsep.join(str(r) for r in _pattern_roots())
-    h = hashlib.sha256(f"{FORMAT}\0{os.environ.get('LOGSLEUTH_PATTERNS')}\0{roots}\0".encode())
+    roots = os.pathsep.join(_pattern_roots())
+    h = sha256(f"{FORMAT}\0{os.environ.get('LOGSLEUTH_PATTERNS')}\0{roots}\0".encode())
     for f in library_paths() if paths is None else paths:
         try:
             st = os.stat(f)
@@ -158,6 +175,9 @@ def fill(con: sqlite3.Connection, frame: Any) -> None:
         "CREATE VIRTUAL TABLE fts USING fts5(text, content='', tokenize='unicode61');"
         "CREATE TABLE rank(text_id INTEGER, id INTEGER, ev INTEGER, grp INTEGER, prank INTEGER, seq INTEGER,"
         " line INTEGER, ord INTEGER, ts INTEGER, category TEXT, PRIMARY KEY (text_id, id)) WITHOUT ROWID;"
+        "CREATE TABLE prank(pattern TEXT, id INTEGER, grp INTEGER, seq INTEGER, line INTEGER, ord INTEGER,"
+        " ts INTEGER, category TEXT, fingerprint TEXT, captures TEXT, text_id INTEGER,"
+        " PRIMARY KEY (pattern, id)) WITHOUT ROWID;"
     )
     present = [c for c in COLUMNS if c in frame.columns]
     rows = frame.select(present).iter_rows(named=True)
@@ -168,12 +188,15 @@ def fill(con: sqlite3.Connection, frame: Any) -> None:
     texts: dict[str, int] = {}
     indexed: set[int] = set()
     failures: list[tuple[Any, ...]] = []
+    patterned: list[tuple[Any, ...]] = []
     for i, r in enumerate(rows, start=1):
         text = r.get("text")
         for c in JSON_COLUMNS:
             r[c] = lists.setdefault(orjson.dumps(r.get(c) or []).decode(), len(lists) + 1)
         tid = texts.setdefault(text, len(texts) + 1) if text else None
         batch.append((i, *(_cell(c, r.get(c)) for c in COLUMNS), tid))
+        if r.get("pattern") is not None:
+            patterned.append((i, tid, *(r.get(c) for c in _RANK_KEYS), r.get("captures")))
         if tid is not None and r.get("severity") in FAILURE_SEVERITIES:
             failures.append((i, tid, *(r.get(c) for c in _RANK_KEYS)))
             if tid not in indexed:
@@ -187,17 +210,59 @@ def fill(con: sqlite3.Connection, frame: Any) -> None:
     con.executemany("INSERT INTO fts(rowid, text) VALUES (?, ?)", fts)
     con.execute("INSERT INTO fts(fts) VALUES ('optimize')")  # one segment: fewer b-tree walks per query
     con.executemany("INSERT INTO rank VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", sorted(rank_rows(failures)))
+    con.executemany("INSERT INTO prank VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", sorted(pattern_rows(patterned)))
     con.executemany("INSERT INTO lists VALUES (?, ?)", [(i, v) for v, i in lists.items()])
-    # covering what a pattern query ranks by (search_cli.PATTERN_SQL): its rows are read from one
-    # run of the index, not from pages all over the table
-    con.execute("CREATE INDEX findings_pattern ON findings(pattern, id, session, source, line, seq, ts, fingerprint,"
-                " captures, text_id, origin, file_sha256)")
+    con.execute("CREATE INDEX findings_pattern ON findings(pattern)")
     con.execute("CREATE INDEX findings_session ON findings(session)")
     con.execute("CREATE INDEX findings_text ON findings(text_id)")
 
 
 _RANK_KEYS = ("origin", "session", "source", "seq", "line", "pattern", "priority", "fingerprint", "ts", "category",
               "file_sha256")  # fmt: skip
+
+
+def _live(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """search_rank.dedupe over rows (id, text_id, *_RANK_KEYS, ...): per (content hash, session)
+    only the rows of the first (origin, source)."""
+    first: dict[tuple[Any, Any], tuple[str, str]] = {}
+    for f in rows:
+        origin, session, source, sha = f[2], f[3], f[4], f[12]
+        if sha:
+            where = (origin or "", source or "")
+            if first.setdefault((sha, session), where) > where:
+                first[(sha, session)] = where
+    return [f for f in rows if not f[12] or first[(f[12], f[3])] == (f[2] or "", f[4] or "")]
+
+
+def _order(rows: Sequence[tuple[Any, ...]], by_id: bool = True) -> dict[int, int]:
+    """Each row's place in search_rank.best_hits' order among equal scores: newest first, undated
+    last, then session, source, origin, line, seq, then id (`by_id`; else rows equal in all
+    of those share a place)."""
+    def key(f: tuple[Any, ...]) -> tuple[Any, ...]:
+        return (f[10] is None, -(_cell("ts", f[10]) or 0), f[3], f[4], f[2] or "", f[6], f[5], f[0] if by_id else 0)
+
+    out: dict[int, int] = {}
+    last, place = None, -1
+    for f in sorted(rows, key=key):
+        k = key(f)
+        place += k != last
+        out[f[0]], last = place, k
+    return out
+
+
+def pattern_rows(rows: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The `prank` table: per finding with a pattern (after the content-hash dedupe), what
+    search_rank.PATTERN_SQL ranks a pattern query by: its error of a session (grp: origin,
+    session, source, pattern, fingerprint), seq, line, place in the order (ord), ts, category,
+    fingerprint, captures and text."""
+    live = _live(rows)
+    order = _order(live, by_id=False)
+    grp: dict[tuple[Any, ...], int] = {}
+    out = []
+    for i, tid, origin, session, source, seq, line, pattern, _prio, fp, ts, category, _sha, captures in live:
+        g = grp.setdefault((origin, session, source, pattern, fp), len(grp))
+        out.append((pattern, i, g, seq, line, order[i], _cell("ts", ts), category, fp, captures, tid))
+    return out
 
 
 def rank_rows(failures: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
@@ -207,19 +272,11 @@ def rank_rows(failures: Sequence[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     the order among equal scores (ord: newest first, undated last, then session, source, origin,
     line, seq). The rows of a second copy of a session (same content hash, a later origin or
     source: search_rank.dedupe) take no part and are left out."""
-    first: dict[tuple[Any, Any], tuple[str, str]] = {}
-    for _, _, origin, session, source, *_rest, sha in failures:
-        if sha:
-            where = (origin or "", source or "")
-            if first.setdefault((sha, session), where) > where:
-                first[(sha, session)] = where
-    live = [f for f in failures if not f[-1] or first[(f[-1], f[3])] == (f[2] or "", f[4] or "")]
+    live = _live(failures)
     ev: dict[tuple[Any, ...], int] = {}
     grp: dict[tuple[Any, ...], int] = {}
     strength = {pp: k for k, pp in enumerate(sorted({(-(f[8] or 0), f[7] or "") for f in live}))}
-    by_order = sorted(live, key=lambda f: (f[10] is None, -(_cell("ts", f[10]) or 0), f[3], f[4],
-                                           f[2] or "", f[6], f[5], f[0]))
-    order = {f[0]: k for k, f in enumerate(by_order)}
+    order = _order(live)
     out = []
     for i, tid, origin, session, source, seq, line, pattern, priority, fp, ts, category, _ in live:
         e = ev.setdefault((origin or "", session, source, seq), len(ev))
@@ -322,10 +379,10 @@ def is_current(db: Path, digest: str | None = None) -> bool:
     return True
 
 
-def open_current(db: Path, digest: str | None = None, library: bool = True) -> sqlite3.Connection | None:
+def open_current(db: str | Path, digest: str | None = None, library: bool = True) -> sqlite3.Connection | None:
     """A read-only connection to the sidecar when it holds the committed state, else None.
     `library`: its library snapshot must be current too (a full-text search reads no snapshot)."""
-    path = db / SIDECAR
+    path = os.path.join(db, SIDECAR)
     digest = digest if digest is not None else manifest_digest(db)
     if digest is None:
         return None
@@ -337,9 +394,9 @@ def open_current(db: Path, digest: str | None = None, library: bool = True) -> s
         return None
     ok = meta.get("format") == FORMAT and meta.get("manifest") == digest
     if ok and library:
-        import orjson
+        import json  # not orjson: its import costs a CLI search ~10 ms (uuid, platform, ...)
 
-        ok = meta.get("library") == library_stamp(orjson.loads(meta.get("library_paths") or "[]"))
+        ok = meta.get("library") == library_stamp(json.loads(meta.get("library_paths") or "[]"))
     if not ok:
         con.close()
         return None
@@ -347,10 +404,10 @@ def open_current(db: Path, digest: str | None = None, library: bool = True) -> s
 
 
 def load_snapshot(con: sqlite3.Connection) -> list[dict[str, Any]]:
-    import orjson
+    import json
 
     row = con.execute("SELECT value FROM meta WHERE key = 'snapshot'").fetchone()
-    return list(orjson.loads(row[0])) if row else []
+    return list(json.loads(row[0])) if row else []
 
 
 def ts_of(us: int | None) -> datetime | None:
@@ -369,14 +426,14 @@ def resolved_sql(alias: str = "findings") -> str:
 
 def decode(row: dict[str, Any]) -> dict[str, Any]:
     """A stored row as the Parquet path returns it: datetimes, booleans, lists of dicts."""
-    import orjson
+    import json
 
     out = dict(row)
     if "ts" in out:
         out["ts"] = ts_of(out["ts"])
     for c in JSON_COLUMNS:
         if c in out:
-            out[c] = orjson.loads(out[c]) if out[c] is not None else []
+            out[c] = json.loads(out[c]) if out[c] is not None else []
     for c in BOOL_COLUMNS:
         if c in out and out[c] is not None:
             out[c] = bool(out[c])
