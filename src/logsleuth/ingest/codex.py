@@ -13,8 +13,13 @@ event becomes a system error, and a completed `CommandExecution` item with no ma
 (code mode runs commands inside one `exec` call) becomes a call plus its result. The finished
 tool events (`exec_command_end`, `mcp_tool_call_end`, `patch_apply_end`) whose call id no
 `response_item` carries become a call plus its result (exit code, error flag); "mirrored" is
-decided over the whole file (a pre-pass), since an end event may precede its call item. A file
-with no `response_item` at all is read from its `event_msg` / `item_completed` records instead.
+decided over the whole file (a pre-pass), since an end event may precede its call item, and a
+mirrored end event's outcome (exit code, MCP `Err` / `isError`, patch `success`) fills in the
+output item that states none, in either order. An end event whose call is still open (a begin
+event) adds only its result; otherwise it is one call, even if a redacted file repeats its id.
+MCP calls also arrive as `mcp_tool_call` / `mcp_tool_call_output` items, and deferred-tool
+lookups as `tool_search_call` / `tool_search_output`. A file with no `response_item` at all is
+read from its `event_msg` / `item_completed` records instead.
 """
 
 from __future__ import annotations
@@ -44,7 +49,13 @@ _ITEMS = frozenset(
     {
         "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
         "custom_tool_call_output", "local_shell_call", "local_shell_call_output", "web_search_call",
+        "mcp_tool_call", "mcp_tool_call_output", "tool_search_call", "tool_search_output",
     }
+)
+_CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call", "mcp_tool_call", "tool_search_call"})
+_OUTPUT_ITEMS = frozenset(
+    {"function_call_output", "custom_tool_call_output", "local_shell_call_output", "mcp_tool_call_output",
+     "tool_search_output"}
 )
 _SHELL_TOOLS = frozenset({"shell", "container.exec", "exec_command", "local_shell", "shell_command", "bash"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "pwsh", "powershell", "powershell.exe"})
@@ -59,6 +70,7 @@ _CALL_ID_RE = re.compile(rb'"call_id"\s*:\s*"([^"\\]{1,512})"')
 # finished tools as event_msg records (codex-rs/protocol/src/protocol.rs: ExecCommandEndEvent,
 # McpToolCallEndEvent, PatchApplyEndEvent)
 _END_EVENTS = frozenset({"exec_command_end", "mcp_tool_call_end", "patch_apply_end"})
+_FAILED = frozenset({"failed", "declined", "error"})  # exec status when no exit code says
 _UUID_RE = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
 
 Event = dict[str, Any]
@@ -72,9 +84,11 @@ class _Reader:
         self.session: str | None = None
         self.fallback = _session_from_name(probe.display)
         self._calls: set[str] = set()  # call ids seen in response items (or events)
+        self._open: set[str] = set()  # calls read whose result has not come yet
         self._tools: dict[str, str] = {}
-        self._exit_codes: dict[str, int] = {}  # from exec_command_end, for outputs that state none
         self.mirrored: frozenset[str] = frozenset()  # call ids some response_item carries (see read)
+        # (exit code, is_error) of mirrored end events, for output items that state none (see read)
+        self.outcomes: dict[str, tuple[int | None, bool | None]] = {}
         self._from_events: set[str] = set()  # call ids read from an end event: items repeating them are dropped
 
     def read(self, f: IO[bytes]) -> None:
@@ -136,14 +150,13 @@ class _Reader:
         if t == "reasoning":
             text = _reasoning_text(p)
             return [_ev(base, Role.ASSISTANT, Kind.REASONING, text)] if text else []
-        if t in ("function_call", "custom_tool_call", "local_shell_call", "function_call_output",
-                 "custom_tool_call_output", "local_shell_call_output") and self._from_events:
+        if (t in _CALL_ITEMS or t in _OUTPUT_ITEMS) and self._from_events:
             call_id = _str(p.get("call_id")) or _str(p.get("id"))
             if call_id in self._from_events:
                 return []  # missed by the pre-pass: already read from its end event
-        if t in ("function_call", "custom_tool_call", "local_shell_call"):
+        if t in _CALL_ITEMS:
             return [self._call(p, base)]
-        if t in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
+        if t in _OUTPUT_ITEMS:
             return [self._output(p, base)]
         if t == "web_search_call":
             action = p.get("action")
@@ -172,21 +185,48 @@ class _Reader:
             action = p.get("action")
             command = action.get("command") if isinstance(action, dict) else None
             text = unwrap_shell(command) if command is not None else compact_json(action)
+        elif p.get("type") == "mcp_tool_call":
+            server = _str(p.get("server")) or _str(p.get("server_label")) or "mcp"
+            name = f"mcp__{server}__{_str(p.get('tool')) or _str(p.get('tool_name')) or _str(p.get('name')) or 'tool'}"
+            args = p.get("arguments")
+            text = args if isinstance(args, str) else compact_json(args) if args is not None else ""
+        elif p.get("type") == "tool_search_call":
+            name = "tool_search"
+            args = p.get("arguments")
+            query = args.get("query") if isinstance(args, dict) else None
+            text = query if isinstance(query, str) else compact_json(args) if args is not None else ""
         else:
             name = _str(p.get("name")) or ""
+            space = _str(p.get("namespace"))
+            if space and space.startswith("mcp__") and not name.startswith("mcp__"):
+                name = space + name if space.endswith("__") else f"{space}__{name}"
             raw = p.get("arguments") if p.get("type") == "function_call" else p.get("input")
             text = call_text(name, raw)
         if call_id:
             self._calls.add(call_id)
+            self._open.add(call_id)
             self._tools[call_id] = name
         return _ev(base, Role.ASSISTANT, Kind.TOOL_CALL, text, tool=name or None, call_id=call_id)
 
     def _output(self, p: dict[str, Any], base: Event) -> Event:
         call_id = _str(p.get("call_id")) or _str(p.get("id"))
-        text, exit_code, is_error = parse_output(p.get("output"))
-        if exit_code is None and call_id in self._exit_codes:
-            exit_code = self._exit_codes.pop(call_id or "")
-            is_error = exit_code != 0 if is_error is None else is_error
+        body = p.get("output", p.get("result"))
+        if p.get("type") == "tool_search_output":
+            text, exit_code, is_error = _tool_names(p.get("tools")), None, None
+        elif isinstance(body, dict) and ("Ok" in body or "Err" in body):  # an MCP result, as in end events
+            (text, is_error), exit_code = mcp_result(body), None
+        else:
+            text, exit_code, is_error = parse_output(body)
+        code, failed = self.outcomes.get(call_id or "", (None, None))
+        if exit_code is None and code is not None:
+            exit_code = code
+            is_error = code != 0 if is_error is None else is_error
+        if failed and not is_error:
+            is_error = True  # the end event knows the tool failed (MCP Err / isError, patch not applied)
+        elif is_error is None and failed is False:
+            is_error = False
+        if call_id:
+            self._open.discard(call_id)
         tool = self._tools.get(call_id) if call_id else None
         return _ev(base, Role.TOOL, Kind.TOOL_RESULT, text, tool=tool, call_id=call_id, is_error=is_error,
                    exit_code=exit_code)
@@ -207,10 +247,7 @@ class _Reader:
                 return []
             call_id = _str(p.get("call_id"))
             if call_id is not None and call_id in self.mirrored:
-                code = p.get("exit_code")
-                if t == "exec_command_end" and isinstance(code, int) and not isinstance(code, bool):
-                    self._exit_codes[call_id] = code
-                return []
+                return []  # its outcome reached the output item through the pre-pass
             return self._end_event(t, p, base, call_id)
         if self.mode == "items":
             return []  # item_completed records carry this session's conversation
@@ -226,6 +263,7 @@ class _Reader:
             call_id = _str(p.get("call_id"))
             if call_id:
                 self._calls.add(call_id)
+                self._open.add(call_id)
             return [_ev(base, Role.ASSISTANT, Kind.TOOL_CALL, unwrap_shell(p.get("command")), tool="shell",
                         call_id=call_id)]
         if t in _END_EVENTS:
@@ -243,10 +281,13 @@ class _Reader:
         return self._patch_pair(p, base, call_id)
 
     def _call_unless_seen(self, out: list[Event], base: Event, call_id: str | None, text: str, tool: str) -> None:
-        if call_id is None or call_id not in self._calls:
-            if call_id:
-                self._calls.add(call_id)
-            out.append(_ev(base, Role.ASSISTANT, Kind.TOOL_CALL, text, tool=tool, call_id=call_id))
+        """The call of a finished-tool record, unless a call still open (a begin event) holds it."""
+        if call_id is not None and call_id in self._open:
+            self._open.discard(call_id)
+            return
+        if call_id:
+            self._calls.add(call_id)
+        out.append(_ev(base, Role.ASSISTANT, Kind.TOOL_CALL, text, tool=tool, call_id=call_id))
 
     def _mcp_pair(self, p: dict[str, Any], base: Event, call_id: str | None) -> list[Event]:
         inv = p.get("invocation")
@@ -309,7 +350,7 @@ class _Reader:
                 break
         else:
             text = "\n".join(s for s in (p.get("stdout"), p.get("stderr")) if isinstance(s, str) and s)
-        is_error = code != 0 if code is not None else (True if p.get("status") == "failed" else None)
+        is_error = code != 0 if code is not None else (True if p.get("status") in _FAILED else None)
         out.append(_ev(base, Role.TOOL, Kind.TOOL_RESULT, text, tool="shell", call_id=call_id, is_error=is_error,
                        exit_code=code))
         return out
@@ -418,6 +459,20 @@ def mcp_result(result: Any) -> tuple[str, bool | None]:
     return text, (flag if isinstance(flag, bool) else False)
 
 
+def _tool_names(tools: Any) -> str:
+    """What a tool search found: the names of the tools (and groups) it loaded, one a line."""
+    names: list[str] = []
+    stack = list(tools) if isinstance(tools, list) else []
+    while stack:
+        t = stack.pop(0)
+        if isinstance(t, dict):
+            if isinstance(t.get("name"), str):
+                names.append(t["name"])
+            if isinstance(t.get("tools"), list):
+                stack[:0] = t["tools"]
+    return "\n".join(names)
+
+
 def parse_output(output: Any) -> tuple[str, int | None, bool | None]:
     """(text, exit code, is_error) of a tool output in any of its shapes."""
     if output is None:
@@ -504,15 +559,41 @@ def _mode(probe: Probe) -> str:
     return "items" if has_items else "events"
 
 
-def _item_call_ids(probe: Probe) -> frozenset[str]:
+def _prepass(probe: Probe) -> tuple[frozenset[str], dict[str, tuple[int | None, bool | None]]]:
     """Call ids carried by response items, from a byte scan (no JSON parse): which end events are
-    mirrored. (An item whose id the scan missed and that repeats an end event is dropped later.)"""
+    mirrored (an item whose id the scan missed and that repeats an end event is dropped later);
+    and the outcome of each end event, parsed (few lines), for the output item it mirrors."""
     ids: set[str] = set()
+    outcomes: dict[str, tuple[int | None, bool | None]] = {}
     with probe.open() as f:
         for _n, raw, _t, _e in iter_raw_lines(f):
-            if raw is not None and b'"response_item"' in raw and b'"call_id"' in raw:
+            if raw is None or b'"call_id"' not in raw:
+                continue
+            if b'"response_item"' in raw:
                 ids.update(m.decode("utf-8", "replace") for m in _CALL_ID_RE.findall(raw))
-    return frozenset(ids)
+            elif b'"event_msg"' in raw and b'_end"' in raw:
+                try:
+                    rec = orjson.loads(raw)
+                except orjson.JSONDecodeError:
+                    continue  # the read proper reports it
+                p = rec.get("payload") if isinstance(rec, dict) else None
+                if isinstance(p, dict) and p.get("type") in _END_EVENTS and _str(p.get("call_id")):
+                    outcomes[p["call_id"]] = end_outcome(p)
+    return frozenset(ids), outcomes
+
+
+def end_outcome(p: dict[str, Any]) -> tuple[int | None, bool | None]:
+    """(exit code, is_error) an end event states: exec exit code / status, MCP result, patch success."""
+    t = p.get("type")
+    if t == "mcp_tool_call_end":
+        return None, mcp_result(p.get("result"))[1]
+    if t == "patch_apply_end":
+        ok = p.get("success")
+        return None, (not ok) if isinstance(ok, bool) else None
+    code = p.get("exit_code", p.get("exitCode"))
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code, code != 0
+    return None, True if p.get("status") in _FAILED else None
 
 
 def read(probe: Probe) -> Transcript:
@@ -520,7 +601,7 @@ def read(probe: Probe) -> Transcript:
     sink = EventSink(_session_from_name(probe.display), probe.display)
     reader = _Reader(probe, report, sink, _mode(probe))
     if reader.mode == "response":
-        reader.mirrored = _item_call_ids(probe)
+        reader.mirrored, reader.outcomes = _prepass(probe)
     with probe.open() as f:
         reader.read(f)
     frame = sink.frame()
