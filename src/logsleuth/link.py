@@ -85,14 +85,14 @@ def link(
             moved = {f.seq for _, f in in_goal}
             failed_attempts = [(a, f) for a, f in failed_attempts if f.seq not in moved]
             main = sorted({f.seq: f for f in (*main, *(f for _, f in in_goal))}.values(), key=lambda f: f.seq)
-    failed_actions = {id(a) for a, _ in failed_attempts}
+    failed_actions = {a.id for a, _ in failed_attempts}
     never_ran = {call_of[f.seq]: f for f in findings if f.category in roles.not_run and f.seq in call_of}
     for a in actions:
-        if a.seq in never_ran and a.kind.is_fix and id(a) not in failed_actions:
+        if a.seq in never_ran and a.kind.is_fix and a.id not in failed_actions:
             failed_attempts.append((a, never_ran[a.seq]))
-            failed_actions.add(id(a))
+            failed_actions.add(a.id)
     starting = _first_launch_flags(actions)
-    fixes = _changes([a for a in actions if a.kind.is_fix and id(a) not in failed_actions and id(a) not in starting
+    fixes = _changes([a for a in actions if a.kind.is_fix and a.id not in failed_actions and a.id not in starting
                       and not is_diagnostic(a)])
     fix_seqs = [a.seq for a in fixes]  # ascending: actions are sorted by seq
     main = _incidents(main, fixes, findings, log_seqs)
@@ -115,7 +115,7 @@ def link(
         builds = [a for a in actions if a.kind is ActionKind.BUILD]
         changes = sorted((*fixes, *builds), key=lambda a: a.seq)
         worded = worded_pivots(events, changes, idx, first_failure, texts)
-        pivots_found = sorted({id(p): p for p in (*pivots_found, *worded)}.values(), key=lambda a: a.seq)
+        pivots_found = sorted({p.id: p for p in (*pivots_found, *worded)}.values(), key=lambda a: a.seq)
     requested = goal_targets(events) if by_runs else []
     resolutions: dict[str, Resolution] = (
         resolve(episodes, idx, fixes, pivots_found, {f.seq for f in notes}, requested) if by_runs else {}
@@ -179,7 +179,7 @@ def link(
     for a, f in failed_attempts:
         builder.edge(builder.action(a), f"x:{f.seq}", Relation.FAILED)
 
-    pivots = tuple(p for p in pivots_found if p.seq <= end and id(p) not in failed_actions)
+    pivots = tuple(p for p in pivots_found if p.seq <= end and p.id not in failed_actions)
     for p in pivots:
         builder.action(p)
     catch22 = find_catch22(episodes, occurrences, fixes, attempts, builder.edges, builder.ids_to_actions, pivots)
@@ -261,14 +261,14 @@ def _legacy_root(
 _FLAG_KINDS = frozenset({ActionKind.FLAG_ADDED, ActionKind.FLAG_CHANGED, ActionKind.FLAG_REMOVED})
 
 
-def _first_launch_flags(actions: Sequence[Action]) -> set[int]:
+def _first_launch_flags(actions: Sequence[Action]) -> set[str]:
     """Flags of each engine's first launch: the starting configuration, not an attempt."""
     first: dict[str, int] = {}
     for a in actions:
         if a.kind is ActionKind.LAUNCH:
             first.setdefault(a.subject, a.seq)
     seqs = set(first.values())
-    return {id(a) for a in actions if a.kind in _FLAG_KINDS and a.seq in seqs}
+    return {a.id for a in actions if a.kind in _FLAG_KINDS and a.seq in seqs}
 
 
 def _changes(fixes: Sequence[Action]) -> list[Action]:
@@ -308,17 +308,17 @@ class _Builder:
     """Assigns action node ids in first-use order and collects unique edges."""
 
     def __init__(self) -> None:
-        self.ids: dict[int, str] = {}
+        self.ids: dict[str, str] = {}
         self.ids_to_actions: dict[str, Action] = {}
         self.edges: list[GraphEdge] = []
         self._edge_set: set[tuple[str, str, Relation]] = set()
 
     def action(self, a: Action) -> str:
-        if id(a) not in self.ids:
+        if a.id not in self.ids:
             node_id = f"a{len(self.ids) + 1}"
-            self.ids[id(a)] = node_id
+            self.ids[a.id] = node_id
             self.ids_to_actions[node_id] = a
-        return self.ids[id(a)]
+        return self.ids[a.id]
 
     def edge(self, source: str, target: str, rel: Relation) -> None:
         key = (source, target, rel)
@@ -348,7 +348,8 @@ def _split_failures(
     roles: StoryRoles,
     texts_of: Callable[[Sequence[int]], Mapping[int, str]],
 ) -> tuple[list[tuple[Action, Finding]], list[Finding]]:
-    """Strongest failure per event (among equals, the one printed first: the run stopped there);
+    """Strongest failure per event (among equals, the one that says most, then the one printed
+    first: the run stopped there);
     attempt failures split off; generic ones only as a last resort."""
     top: dict[int, Finding] = {}
     tied: set[int] = set()
@@ -370,7 +371,7 @@ def _split_failures(
         texts = texts_of(sorted(tied))
         for seq, fs in by_seq.items():
             text = texts.get(seq) or ""
-            top[seq] = min(fs, key=lambda f: _position(text, f.text))
+            top[seq] = min(fs, key=lambda f: (-sum(1 for v in f.captures.values() if v), _position(text, f.text)))
     package_actions: dict[int, list[Action]] = defaultdict(list)
     for a in actions:
         if a.kind in PACKAGE_KINDS:
@@ -522,12 +523,12 @@ def _outcome(
     return Outcome.WORKED_AROUND if pivoted or catch22 else Outcome.RESOLVED
 
 
-def _recipe(actions: Sequence[Action], failed: set[int], success: Finding | None) -> tuple[str, ...]:
+def _recipe(actions: Sequence[Action], failed: set[str], success: Finding | None) -> tuple[str, ...]:
     if success is None:
         return ()
     from logsleuth import actions as actions_mod
 
-    kept = [a for a in actions if id(a) not in failed]
+    kept = [a for a in actions if a.id not in failed]
     state = actions_mod.state_at(kept, success.seq)
     return tuple(actions_mod.recipe_lines(state))
 

@@ -69,7 +69,7 @@ def find_catch22(
         done.add(frozenset(cycle))
     # (ii) a move of a package cured A and revealed B, the way back is known to bring A back, and
     # nothing but a pivot gets past B: each known move of the subject leads to a known failure
-    pivot_ids = {id(p) for p in pivots}
+    pivot_ids = {p.id for p in pivots}
     for i in range(len(compressed) - 1):
         a_id, b_id = compressed[i], compressed[i + 1]
         if frozenset((a_id, b_id)) in done or by_id[b_id].occurrences[0] < by_id[a_id].occurrences[0]:
@@ -86,7 +86,7 @@ def find_catch22(
         if not before or package_value(before[-1]) == package_value(mover):
             continue
         resolvers = resolved_by.get(b_id, [])
-        if resolvers and not any(id(r) in pivot_ids for r in resolvers):
+        if resolvers and not any(r.id in pivot_ids for r in resolvers):
             continue  # B was fixed the ordinary way: no trap
         found.append(
             Catch22(

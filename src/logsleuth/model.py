@@ -216,6 +216,14 @@ class Action:
     resolved: str | None = None  # the version actually installed, from the tool output
     previous: str | None = None  # the version replaced, when the output says so
     ts: datetime | None = None
+    # what the action is: the same change of the same call is the same action, whatever copy of
+    # it (a masked one) a stage holds; stages compare ids, never object identity
+    id: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.id:
+            object.__setattr__(self, "id", f"{self.session}#{self.seq}:{self.kind.value}:{self.subject}:"
+                                           f"{self.value}:{self.command}")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -419,15 +427,15 @@ class CausalGraph:
 
     def action_id(self, action: Action) -> str:
         for node_id, a in self.node_actions.items():
-            if a is action:
+            if a.id == action.id:
                 return node_id
         raise KeyError(action.command)
 
-    def action_ids(self) -> dict[int, str]:
-        """id(action) -> its node id (as `action_id`), for callers that look up many actions."""
-        out: dict[int, str] = {}
+    def action_ids(self) -> dict[str, str]:
+        """action id -> its node id (as `action_id`), for callers that look up many actions."""
+        out: dict[str, str] = {}
         for node_id, a in self.node_actions.items():
-            out.setdefault(id(a), node_id)
+            out.setdefault(a.id, node_id)
         return out
 
     def nodes_by_id(self) -> dict[str, GraphNode]:
@@ -449,16 +457,16 @@ class CausalGraph:
             "edges": [e.to_dict() for e in self.edges],
             "chain": list(self.chain),
             "catch22": [list(c.episodes) for c in self.catch22],
-            "pivots": [ids[id(a)] for ids in [self.action_ids()] for a in self.pivots],
+            "pivots": [ids[a.id] for ids in [self.action_ids()] for a in self.pivots],
             "outcome": self.outcome.value,
             "recipe": list(self.recipe),
             "root_cause": self.root_cause,
             "resolutions": {
                 ep: {
                     "at": r.at,
-                    "fixed_by": [ids[id(a)] for a in r.fixed_by if id(a) in ids],
+                    "fixed_by": [ids[a.id] for a in r.fixed_by if a.id in ids],
                     "held": r.held,
-                    "attempts": [ids[id(a)] for a in r.attempts if id(a) in ids],
+                    "attempts": [ids[a.id] for a in r.attempts if a.id in ids],
                 }
                 for ids in [self.action_ids()]
                 for ep, r in sorted(self.resolutions.items(), key=lambda kv: int(kv[0][1:]) if kv[0][1:].isdigit() else 0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 import polars as pl
@@ -200,14 +200,18 @@ def resolve(
     or no longer showed it (a run that only showed a slip does not count), else the first later
     goal run that passed; what fixed it is the change between the failing run and that run that
     bears on the failure."""
-    fixes = sorted({id(a): a for a in (*fixes, *pivots)}.values(), key=lambda a: a.seq)
+    fixes = sorted({a.id: a for a in (*fixes, *pivots)}.values(), key=lambda a: a.seq)
     fix_seqs = [a.seq for a in fixes]
-    pivot_ids = {id(p) for p in pivots}
+    pivot_ids = {p.id for p in pivots}
     main = main_targets(idx, requested)
+
+    def changed(lo: int, hi: int) -> bool:
+        return bisect.bisect_right(fix_seqs, lo) < bisect.bisect_left(fix_seqs, hi)
+
     out: dict[str, Resolution] = {}
     for ep in episodes:
         occ = ep.occurrences
-        at_last = _resolver(ep, occ[-1], idx, slips=slips, main=main)
+        at_last = _resolver(ep, occ[-1], idx, slips=slips, main=main, changed=changed)
         fixed: tuple[Action, ...] = ()
         held: bool | None = None
         if at_last is not None:
@@ -218,14 +222,14 @@ def resolve(
             held = True if fixed else None
         else:  # never resolved at the end: did an earlier occurrence clear for a while?
             for k in range(len(occ) - 1):
-                r = _resolver(ep, occ[k], idx, before=occ[k + 1], slips=slips, main=main)
+                r = _resolver(ep, occ[k], idx, before=occ[k + 1], slips=slips, main=main, changed=changed)
                 if r is not None:
                     window = between(fixes, fix_seqs, _run_start(idx, occ[k]), r.seq + 1)
                     fixed = _bearing(window, ep, pivot_ids) or fixed
                     held = False if fixed else held
         first_run = _run_start(idx, occ[0])
         stop = at_last.seq + 1 if at_last is not None else 1 << 62
-        tried = [a for a in between(fixes, fix_seqs, first_run, stop) if all(a is not b for b in fixed)]
+        tried = [a for a in between(fixes, fix_seqs, first_run, stop) if all(a.id != b.id for b in fixed)]
         out[ep.id] = Resolution(ep.id, at_last.seq if at_last else None, fixed, held, tuple(tried))
     return out
 
@@ -300,22 +304,31 @@ def _resolver(
     before: int = 1 << 62,
     slips: Set[int] = frozenset(),
     main: Set[str] = frozenset(),
+    changed: Callable[[int, int], bool] = lambda lo, hi: True,
 ) -> Run | None:
     run = idx.at.get(seq)
     occ = set(ep.occurrences)
     later = [r for r in idx.goals_after(run.end if run is not None else seq) if r.seq < before]
+
+    def cleared(r: Run, rerun: bool) -> bool:
+        """r no longer shows it: it passed, or it failed otherwise after a change (a run that fails
+        earlier, with nothing changed, only hid it); a re-run's own new flags are a change."""
+        if r.status is RunStatus.UNKNOWN or r.result_seq in occ or r.result_seq in slips:
+            return False
+        if r.status is RunStatus.PASSED or run is None or changed(run.seq, r.seq + 1):
+            return True
+        argv = {t.argv for t in run.targets}
+        return rerun and any(t.argv not in argv for t in r.targets)
+
     if run is not None and run.targets:
         for r in later:
-            if r.status is RunStatus.UNKNOWN or r.result_seq in occ or r.result_seq in slips:
-                continue
-            if any(a.covers(b) for a in r.targets for b in run.targets):
+            if any(a.covers(b) for a in r.targets for b in run.targets) and cleared(r, rerun=True):
                 return r
     # its target never ran again: the next run of the session's goal that no longer shows it (a
     # probe's failure is gone when the goal that met it runs without it) ...
     if main and not any(t.name in main for t in (run.targets if run is not None else ())):
         for r in later:
-            if r.status is not RunStatus.UNKNOWN and r.result_seq not in occ and r.result_seq not in slips and any(
-                    t.name in main for t in r.targets) and not any(s > r.seq for s in occ):
+            if any(t.name in main for t in r.targets) and not any(s > r.seq for s in occ) and cleared(r, rerun=False):
                 return r
     for r in later:  # ... else the first goal run that passed, if it never came back
         if r.status is RunStatus.PASSED and not any(s > r.seq for s in occ) and not _scratch_only(r):
@@ -329,7 +342,7 @@ def between(items: Sequence[Action], seqs: Sequence[int], lo: int, hi: int) -> l
     return list(items[bisect.bisect_right(seqs, lo) : bisect.bisect_left(seqs, hi)])
 
 
-def _bearing(window: Sequence[Action], ep: Episode, pivot_ids: set[int]) -> tuple[Action, ...]:
+def _bearing(window: Sequence[Action], ep: Episode, pivot_ids: set[str]) -> tuple[Action, ...]:
     """The changes of `window` that bear on the failure: named by its text, or of a kind that
     bears on its kind (LD_LIBRARY_PATH on a missing .so); else edits of the project's files. When
     none does, every change of the window stands (the reader sees them all)."""
@@ -340,13 +353,13 @@ def _bearing(window: Sequence[Action], ep: Episode, pivot_ids: set[int]) -> tupl
     )
     low = text.lower()
     # a change of approach bears on every failure it gets past (`--disable-cuda-graph` skips the JIT)
-    pivots = [a for a in window if id(a) in pivot_ids]
-    named = [a for a in window if id(a) not in pivot_ids and _bears(a, low, text)]
+    pivots = [a for a in window if a.id in pivot_ids]
+    named = [a for a in window if a.id not in pivot_ids and _bears(a, low, text)]
     # an edit of a project file bears when nothing in the window is named by the failure
-    project = [a for a in window if id(a) not in pivot_ids and a.kind is ActionKind.FILE_EDIT
+    project = [a for a in window if a.id not in pivot_ids and a.kind is ActionKind.FILE_EDIT
                and _PROJECT_FILE.search(a.subject)]
-    picked = {id(a) for a in (*pivots, *(named or project))}
-    return tuple(a for a in window if id(a) in picked) if picked else tuple(window)
+    picked = {a.id for a in (*pivots, *(named or project))}
+    return tuple(a for a in window if a.id in picked) if picked else tuple(window)
 
 
 _DISTINCT = re.compile(r"(?:/[\w.+\-]+){2,}|(?<=['`\"])[\w.+\-/]{4,}(?=['`\"])|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")

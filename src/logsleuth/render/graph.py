@@ -76,7 +76,7 @@ def chain_view(g: CausalGraph, title: Callable[[str], str], limit: int = NODE_LI
         visits[node_id] = visits.get(node_id, 0) + 1
     episodes = {ep.id: ep for ep in g.episodes}
     ids = g.action_ids()
-    pivots = {ids[id(p)] for p in g.pivots if id(p) in ids}
+    pivots = {ids[p.id] for p in g.pivots if p.id in ids}
     nodes = []
     for node_id in drawn:
         n = by_id[node_id]

@@ -49,7 +49,7 @@ class _Masker:
         self.collect = collect
         self.items: list[str | list[str]] = []  # collect: strings, and lists of a frame's texts
         self.changing = changing  # mask: the strings redaction changes (all others map to themselves)
-        self.memo: dict[int, Any] = {}  # shared objects stay shared: link code compares by identity
+        self.memo: dict[int, Any] = {}  # each object is walked once (a shared object masked once)
         # per frame (by id): the rows a rule may match, found by the collect pass, reused by the mask pass
         self.rows = rows if rows is not None else {}
         self.frames = 0  # frames met so far

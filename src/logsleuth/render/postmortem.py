@@ -59,9 +59,9 @@ def timeline(an: Analysis) -> list[dict[str, Any]]:
     for ep in g.episodes:
         for i, seq in enumerate(ep.occurrences):
             rows.append({"seq": seq, "what": "failure", "text": an.category_title(ep.category) + (" (again)" if i else "")})
-    pivots = {id(p) for p in g.pivots}
+    pivots = {p.id for p in g.pivots}
     for _node_id, a in g.node_actions.items():
-        rows.append({"seq": a.seq, "what": "pivot" if id(a) in pivots else "fix", "text": action_label(a)})
+        rows.append({"seq": a.seq, "what": "pivot" if a.id in pivots else "fix", "text": action_label(a)})
     for a, f in g.failed_attempts:
         rows.append({"seq": f.seq, "what": "attempt failed", "text": f"{a.subject}{a.value or ''}"})
     if g.first_success is not None:

@@ -237,7 +237,8 @@ class Story:
         if recurring:
             return f"And the earlier {_lower_first(self.title_of(ep))} was back {cite(seq)}:"
         prev_fix = steps[-1].get("fix") if steps else None
-        if steps and (prev_fix["text"] if prev_fix else steps[-1]["attempts"] and not self.g.resolutions):
+        fixed_before = bool(prev_fix and prev_fix["text"] and prev_fix["seq"] is not None and prev_fix["seq"] < seq)
+        if steps and (fixed_before if prev_fix else steps[-1]["attempts"] and not self.g.resolutions):
             return _LEADS_REVEALED[(i - 1) % len(_LEADS_REVEALED)].format(cite=cite(seq))
         return _LEADS_PLAIN[i % len(_LEADS_PLAIN)].format(cite=cite(seq))
 
@@ -463,13 +464,13 @@ class Story:
         if s is None:
             return []
         last_fail = max((ep.occurrences[-1] for ep in self.g.episodes), default=-1)
-        changes = {id(a) for a in self.g.node_actions.values()}
-        failed = {id(a) for a, _ in self.g.failed_attempts}
+        changes = {a.id for a in self.g.node_actions.values()}
+        failed = {a.id for a, _ in self.g.failed_attempts}
         acts = [
             a
             for a in self.an.actions
-            if last_fail < a.seq <= s.seq and id(a) not in failed
-            and (id(a) in changes or a.kind is ActionKind.LAUNCH)
+            if last_fail < a.seq <= s.seq and a.id not in failed
+            and (a.id in changes or a.kind is ActionKind.LAUNCH)
         ]
         grouped: dict[int, list[Action]] = {}
         for a in acts:
