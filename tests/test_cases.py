@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from logsleuth.analysis import analyze
-from logsleuth.roles import builtin_roles
+from logsleuth.link.roles import builtin_roles
 
 ROOT = Path(__file__).resolve().parent.parent
 CUDA_GROUPS = {"cuda", "gpu", "toolchain", "arch", "distributed", "build"}

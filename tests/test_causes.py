@@ -1,11 +1,12 @@
-"""Failures named by their telling line (causes.py). The outputs are real: make/nvcc/ld output
+"""Failures named by their telling line (link/causes.py). The outputs are real: make/nvcc/ld output
 recorded in tests/real_sessions/rec-vecops and rec-jitkern, pylint's from aider-worktree-syntax-loop."""
 
 from __future__ import annotations
 
-from logsleuth.causes import cause_key, cause_line, named_by_cause, telling_lines
+from logsleuth.link.causes import cause_key, cause_line, named_by_cause
+from logsleuth.link.roles import builtin_roles
 from logsleuth.model import Finding, Severity
-from logsleuth.roles import builtin_roles
+from logsleuth.telling import telling_lines
 
 MISSING_NVCC = """mkdir -p build
 /bin/nvcc -O2 -Xcompiler -fPIC -gencode arch=compute_60,code=sm_60 -c src/vecops.cu -o build/vecops.o
@@ -88,7 +89,7 @@ def test_a_script_that_writes_a_file_through_a_name_is_an_edit_of_that_file() ->
 
 
 def test_a_heredoc_that_drives_the_projects_own_code_is_a_scratch_run_of_it() -> None:
-    from logsleuth.runs import _drives, project_modules
+    from logsleuth.link.runs import _drives, project_modules
 
     calls = [("Bash", "python3 - <<'EOF'\nfrom pathlib import Path\np = Path('jitkern/nvrtc.py')\np.write_text(s)\nEOF"),
              ("Bash", "cat .venv/lib/python3.11/site-packages/nvidia/__init__.py")]
@@ -103,8 +104,8 @@ def test_a_heredoc_that_drives_the_projects_own_code_is_a_scratch_run_of_it() ->
 def test_a_run_that_reported_a_condition_and_ended_well_passed() -> None:
     """rec-tilestat: the test binary printed "no device (CUDA driver version is insufficient …)",
     fell back to the CPU and printed "9 checks passed", rc=0: the run passed."""
+    from logsleuth.link.runs import _exited_zero, _status
     from logsleuth.model import RunStatus
-    from logsleuth.runs import _exited_zero, _status
 
     f = Finding(pattern="cuda-driver-insufficient", category="driver_too_old", severity=Severity.ERROR, priority=50,
                 session="s", seq=5, source="", line=0, text="no device", captures={}, fingerprint="x")
@@ -117,8 +118,8 @@ def test_a_run_that_reported_a_condition_and_ended_well_passed() -> None:
 
 
 def test_a_shell_variable_that_only_names_a_path_is_not_a_fix() -> None:
+    from logsleuth.link.runs import classify_call
     from logsleuth.model import RunRole
-    from logsleuth.runs import classify_call
 
     look = "F=.venv/lib/python3.11/site-packages/torch/utils/cpp_extension.py; grep -n 'CUDA_HOME' $F | head"
     assert classify_call("Bash", look)[0] is RunRole.INVESTIGATION

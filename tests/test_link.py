@@ -1,4 +1,4 @@
-"""link.py on hand-built findings and actions shaped like the seed session and the other stories."""
+"""The link stage on hand-built findings and actions shaped like the seed session and the other stories."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def seed_like() -> tuple[object, list[Finding], list[Action]]:
 @pytest.fixture
 def recipe_stub(monkeypatch: pytest.MonkeyPatch) -> None:
     """The recipe comes from actions.state_at/recipe_lines; here only linking is under test."""
-    import logsleuth.link as link_mod
+    import logsleuth.link.chain as link_mod
 
     monkeypatch.setattr(link_mod, "_recipe", lambda actions, failed, success: ("# recipe",) if success else ())
 

@@ -114,7 +114,7 @@ def analyze_transcript(
     from logsleuth.actions import extract_actions
     from logsleuth.classify import classify
     from logsleuth.link import link
-    from logsleuth.roles import StoryRoles
+    from logsleuth.link.roles import StoryRoles
 
     session = session if session is not None else main_session(t)
     events = t.events.filter(pl.col("session") == session) if session else t.events

@@ -390,7 +390,7 @@ def _snippet(text: str, pos: int, end: int) -> str:
 
 def _telling_after(rest: str) -> str | None:
     """The first line of `rest` that reads like an error (a traceback's exception line), if any."""
-    from logsleuth.causes import TELLING, telling_lines  # only for status-line matches: rare
+    from logsleuth.telling import TELLING, telling_lines  # only for status-line matches: rare
 
     line = telling_lines(rest[:20_000], limit=1).strip()
     return line if line and TELLING.search(line) and not _STATUS_LINE.match(line) else None

@@ -405,7 +405,7 @@ class Resolution:
 
 @dataclass(frozen=True, slots=True)
 class CausalGraph:
-    """What link.py derives: the graph, the chain, catch-22s, pivots, the outcome and the recipe."""
+    """What the link stage derives: the graph, the chain, catch-22s, pivots, the outcome and the recipe."""
 
     session: str
     nodes: tuple[GraphNode, ...]

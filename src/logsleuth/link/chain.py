@@ -20,8 +20,23 @@ from typing import Any
 
 import polars as pl
 
-from logsleuth.causes import named_by_cause, unexplained_failures
-from logsleuth.link_catch22 import PACKAGE_KINDS, find_catch22, package_value
+from logsleuth.link.catch22 import PACKAGE_KINDS, find_catch22, package_value
+from logsleuth.link.causes import named_by_cause, unexplained_failures
+from logsleuth.link.resolution import (
+    between,
+    closing_words,
+    goal_passed,
+    goal_targets,
+    is_diagnostic,
+    outcome_from_goal,
+    resolve,
+    root_cause,
+    runs_of,
+    split_notes,
+    split_slips,
+    worded_pivots,
+)
+from logsleuth.link.roles import StoryRoles, builtin_roles
 from logsleuth.model import (
     Action,
     ActionKind,
@@ -37,21 +52,6 @@ from logsleuth.model import (
     Run,
     Severity,
 )
-from logsleuth.resolve import (
-    between,
-    closing_words,
-    goal_passed,
-    goal_targets,
-    is_diagnostic,
-    outcome_from_goal,
-    resolve,
-    root_cause,
-    runs_of,
-    split_notes,
-    split_slips,
-    worded_pivots,
-)
-from logsleuth.roles import StoryRoles, builtin_roles
 
 _PIVOT_FLAG = re.compile(r"^--(disable|no|enforce-eager|skip)|backend$|^--(engine|load-format|quantization)$")
 _PIVOT_ENV = re.compile(r"(ATTENTION_BACKEND|_BACKEND|^SGLANG_DISABLE|^VLLM_USE_|_DISABLE_)")

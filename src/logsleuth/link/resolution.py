@@ -1,6 +1,6 @@
 """Resolution by re-run, noise, the outcome from the goal, pivots from what was said and done.
 
-ARCHITECTURE.md ("Linking"), on top of runs.py: a failure seen in run R of target T is resolved at
+ARCHITECTURE.md ("Linking"), on top of link/runs.py: a failure seen in run R of target T is resolved at
 the first later run of T (or of a target covering T) that passes or no longer shows it; what fixed
 it is the change in effect between R and that run that bears on the failure. Failures that are not
 the story (probes, expected failures, quotes of old errors) become notes.
@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, target_of
 from logsleuth.model import Action, ActionKind, Episode, Finding, Outcome, Resolution, Run, RunRole, RunStatus
-from logsleuth.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, target_of
 
 _RECAP = re.compile(
     r"^\s*(This session is being continued from a previous conversation|<summary>|Summary of (the|our) "
@@ -534,6 +534,6 @@ def root_cause(
 
 
 def runs_of(events: pl.DataFrame, findings: Sequence[Finding]) -> RunIndex:
-    from logsleuth.runs import extract_runs
+    from logsleuth.link.runs import extract_runs
 
     return RunIndex.of(extract_runs(events, findings))

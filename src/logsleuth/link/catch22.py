@@ -1,6 +1,6 @@
 """Catch-22s: the session went round between failures, each fix of one bringing back another.
 
-Two ways to see one (link.py calls `find_catch22`):
+Two ways to see one (link.chain calls `find_catch22`):
 (i) a cycle in the graph of which failure followed which (A -> B -> A, up to three long), with the
     attempts against every episode on it moving one same subject (a package, a variable);
 (ii) a "trap": moving a package cured A and revealed B, the way back is known to bring A back, and

@@ -1,0 +1,15 @@
+"""The linking stage: from findings and actions to the causal graph of one session.
+
+    runs        every tool call as a run of a target, with its role and status
+    causes      a failure named by its telling line where no pattern names it
+    roles       what each category means for the story (categories.yaml `role`)
+    resolution  what fixed each failure (re-runs), noise, outcome from the goal, root cause
+    catch22     failures that trap each other
+    chain       `link()`: episodes, the chain, pivots, the graph
+
+Imports run one way: chain -> resolution/catch22/causes -> runs -> actions, model.
+"""
+
+from logsleuth.link.chain import action_label, find_pivots, link, to_networkx
+
+__all__ = ["action_label", "find_pivots", "link", "to_networkx"]
