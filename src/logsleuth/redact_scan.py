@@ -21,7 +21,7 @@ from typing import Any
 
 import regex
 
-from logsleuth.library.regexes import class_end
+from logsleuth.library.ripgrep import class_end
 
 # Characters whose case mapping (str.lower/upper/casefold/title) or `regex` IGNORECASE folding
 # reaches an ASCII letter. Checked against every code point in tests/test_redact_scan.py.

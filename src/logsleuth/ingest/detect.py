@@ -26,7 +26,7 @@ from logsleuth.ingest.base import Probe, ReaderSpec
 READER_MODULES = (
     "logsleuth.ingest.claude_code",
     "logsleuth.ingest.codex",
-    "logsleuth.ingest.opencode",
+    "logsleuth.ingest.opencode_store",  # the opencode formats (opencode.py holds their shared model)
     "logsleuth.ingest.gemini",
     "logsleuth.ingest.gemini_stream",
     "logsleuth.ingest.swe_agent",

@@ -43,7 +43,6 @@ from logsleuth.ingest.base import (
     MAX_LINE_BYTES,
     EventSink,
     Probe,
-    ReaderSpec,
     ReportBuilder,
     iter_lines,
     session_from_path,
@@ -375,35 +374,3 @@ def sniff_db(probe: Probe) -> bool:
         return False
     tables = {m.group(1) for m in _DB_TABLE.finditer(probe.head)}
     return tables == {b"message", b"part"} or probe.name.startswith("opencode")
-
-
-def _read_export(probe: Probe) -> Transcript:
-    from logsleuth.ingest.opencode_store import read_export
-
-    return read_export(probe)
-
-
-def _read_storage(probe: Probe) -> Transcript:
-    from logsleuth.ingest.opencode_store import read_storage
-
-    return read_storage(probe)
-
-
-def _read_db(probe: Probe) -> Transcript:
-    from logsleuth.ingest.opencode_store import read_db
-
-    return read_db(probe)
-
-
-READERS: list[ReaderSpec] = [
-    ReaderSpec("opencode-export", sniff_export, _read_export, "opencode export <id> JSON"),
-    ReaderSpec("opencode-run", sniff_run, read_run, "opencode run --format json event stream (JSONL)"),
-    ReaderSpec("opencode-db", sniff_db, _read_db, "opencode.db SQLite database (opencode >= 1.2)"),
-    ReaderSpec(
-        "opencode-storage",
-        sniff_storage,
-        _read_storage,
-        "opencode storage/ folder (session/, message/, part/) or the data folder holding it",
-        dirs=True,
-    ),
-]

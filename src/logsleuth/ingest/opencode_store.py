@@ -31,8 +31,27 @@ from typing import Any
 
 from logsleuth.errors import InputError, Location
 from logsleuth.ingest import jsonpieces
-from logsleuth.ingest.base import EventSink, Probe, ReportBuilder, make_probe, session_from_path, transcript
-from logsleuth.ingest.opencode import EXPORT_BANNER, MessageRec, check_info, emit_messages, storage_root
+from logsleuth.ingest.base import (
+    EventSink,
+    Probe,
+    ReaderSpec,
+    ReportBuilder,
+    make_probe,
+    session_from_path,
+    transcript,
+)
+from logsleuth.ingest.opencode import (
+    EXPORT_BANNER,
+    MessageRec,
+    check_info,
+    emit_messages,
+    read_run,
+    sniff_db,
+    sniff_export,
+    sniff_run,
+    sniff_storage,
+    storage_root,
+)
 from logsleuth.model import Transcript
 
 _DB_HINT = "pass opencode's opencode.db (usually ~/.local/share/opencode/opencode.db)"
@@ -461,3 +480,19 @@ def read_db(probe: Probe) -> Transcript:
             raise InputError(f"corrupt SQLite database: {exc}", Location(display), _DB_HINT) from exc
         finally:
             conn.close()
+
+
+# the opencode formats, registered here so that opencode.py (the run stream and the shared
+# message model) never imports the store
+READERS: list[ReaderSpec] = [
+    ReaderSpec("opencode-export", sniff_export, read_export, "opencode export <id> JSON"),
+    ReaderSpec("opencode-run", sniff_run, read_run, "opencode run --format json event stream (JSONL)"),
+    ReaderSpec("opencode-db", sniff_db, read_db, "opencode.db SQLite database (opencode >= 1.2)"),
+    ReaderSpec(
+        "opencode-storage",
+        sniff_storage,
+        read_storage,
+        "opencode storage/ folder (session/, message/, part/) or the data folder holding it",
+        dirs=True,
+    ),
+]

@@ -134,27 +134,3 @@ def to_ripgrep(rx: str) -> str | None:
 def named_groups(rx: str) -> list[str]:
     """Named groups by a syntactic scan (used when the regex does not compile in Python)."""
     return _PY_NAMED_GROUP.findall(rx)
-
-
-def class_end(rx: str, i: int) -> int:
-    """Index after the character class starting at rx[i] == '[' (nested classes allowed);
-    ValueError when it is not terminated."""
-    j = i + 1
-    if rx.startswith("^", j):
-        j += 1
-    if rx.startswith("]", j):
-        j += 1
-    depth = 1
-    while j < len(rx):
-        c = rx[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == "[":
-            depth += 1
-        elif c == "]":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    raise ValueError("unterminated character class")

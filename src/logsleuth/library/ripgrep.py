@@ -15,8 +15,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from logsleuth.library.regexes import class_end
-
 _ESCAPE_WITH_BRACES = re.compile(r"\\[pPx]\{[^}]*\}|\\[pP][A-Za-z]|\\x[0-9A-Fa-f]{2}|\\.", re.S)
 _QUANT = re.compile(r"(?:[?*+]|\{\d+(?:,\d*)?\})[?+]?")
 _GROUP_OPEN = re.compile(r"\((?:\?P<[A-Za-z_]\w*>|\?<[A-Za-z_]\w*>|\?[a-zA-Z-]*:|\?[a-zA-Z-]+\)|\?)?")
@@ -107,6 +105,30 @@ def _parse(rx: str) -> _Group:
     if len(stack) != 1:
         raise _Unsupported("unbalanced '('")
     return root
+
+
+def class_end(rx: str, i: int) -> int:
+    """Index after the character class starting at rx[i] == '[' (nested classes allowed);
+    ValueError when it is not terminated."""
+    j = i + 1
+    if rx.startswith("^", j):
+        j += 1
+    if rx.startswith("]", j):
+        j += 1
+    depth = 1
+    while j < len(rx):
+        c = rx[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            depth += 1
+        elif c == "]":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    raise ValueError("unterminated character class")
 
 
 def _class_end(rx: str, i: int) -> int:
