@@ -168,8 +168,9 @@ def _signature(exc: BaseException) -> str:
 
 
 def fuzz(budget_s: float, scratch: Path, seed: int = 0, slow_s: float = 10.0,
-         targets: tuple[Fmt, ...] | None = None) -> Report:
-    """Round-robin over the targets until the budget is spent."""
+         targets: tuple[Fmt, ...] | None = None, min_cases: int = 0) -> Report:
+    """Round-robin over the targets until the budget is spent, and at least `min_cases` cases were
+    run (a smoke run on a loaded machine still does its cases; the time only bounds the rest)."""
     rnd = random.Random(seed)
     fmts = [f for f in (targets or FORMATS) if available(f)]
     cov = Coverage()
@@ -181,7 +182,7 @@ def fuzz(budget_s: float, scratch: Path, seed: int = 0, slow_s: float = 10.0,
             cov.run(lambda f=f, data=data: run_case(f, data, scratch))
     deadline = time.monotonic() + budget_s
     i = 0
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline or i < min_cases:
         f = fmts[i % len(fmts)]
         i += 1
         key = fmt_id(f)

@@ -14,7 +14,7 @@ SMOKE = ("claude-code:jsonl", "codex:jsonl", "text")
 
 def test_coverage_guided_smoke_run(tmp_path: Path) -> None:
     targets = tuple(f for f in FORMATS if fmt_id(f) in SMOKE)
-    rep = fuzz(3.0, tmp_path / "case", seed=7, slow_s=5.0, targets=targets)
+    rep = fuzz(3.0, tmp_path / "case", seed=7, slow_s=5.0, targets=targets, min_cases=8)
     assert rep.failures == {}, "\n".join(f"{t}: {sig}" for sig, (t, _) in rep.failures.items())
     assert rep.slow == []
     assert rep.cases >= 8
