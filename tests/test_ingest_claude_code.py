@@ -72,7 +72,7 @@ def test_event_sequence(session: Transcript) -> None:
         (16, "system", "text"),
         (18, "system", "text"),
         (19, "system", "text"),  # isMeta user record: the harness speaking
-        (20, "user", "text"),
+        (20, "system", "text"),  # "[Request interrupted by user]": written by the harness
     ]
     assert [e["seq"] for e in rows(session)] == list(range(14))
 
@@ -379,3 +379,14 @@ def test_shared_sample_details(shared: Path) -> None:
     assert set(agent.events["session"]) == {"agent-a2898e3"}
     errors = agent.events.filter(agent.events["is_error"].fill_null(False))
     assert errors.height == 8 and "File does not exist" in errors["text"][0]
+
+
+def test_a_background_task_notification_is_not_the_user(tmp_path: Path) -> None:
+    """Real shape (tests/real_sessions/spotter-a0y-credo-alias): Claude Code writes a finished
+    background command's notification into the user's turn; it is no request or follow-up."""
+    from logsleuth.ingest.claude_code import harness_text
+
+    note = ("<task-notification>\n<task-id>b7b23b2</task-id>\n<status>completed</status>\n"
+            "<summary>Background command \"Run new tests\" completed (exit code 0)</summary>\n</task-notification>")
+    assert harness_text(note) and harness_text("  <system-reminder>x</system-reminder>")
+    assert not harness_text("please fix the <task-notification> parser")

@@ -90,6 +90,9 @@ class Story:
     # -- helpers ---------------------------------------------------------------------------
 
     def title_of(self, ep: Episode) -> str:
+        target = ep.first.captures.get("target") if ep.category == "goal_failed" else None
+        if target:  # a failure no pattern names is named by what failed: "`mix credo` failed"
+            return f"`{target}` failed"
         return self.an.category_title(ep.category)
 
     def reasoning_between(self, start: int, stop: int, labels: Sequence[str]) -> Sentence | None:
