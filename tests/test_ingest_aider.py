@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from logsleuth import ingest
@@ -81,3 +82,20 @@ def test_cli_events_json(capsys: pytest.CaptureFixture[str]) -> None:
     out = json.loads(capsys.readouterr().out)
     assert out["report"]["format"] == "aider" and out["report"]["lines"] == 54
     assert out["events"][0]["ts"] == "2026-01-05T10:00:00Z"
+
+
+def test_aiders_search_replace_feedback_is_aiders_not_the_agents() -> None:
+    """The feedback text is aider's own (aider-chat's editblock_coder wording, as its tests and
+    ports quote it); written as a `>` block after a command's output it ends that output and is
+    never assistant prose (the reasoning extractor would read it as the agent's)."""
+    from logsleuth.ingest.aider import _AIDER_UI
+
+    for line in ("# 1 SEARCH/REPLACE block failed to match!",
+                 "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in parser.py",
+                 "Did you mean to match some of these actual lines from parser.py?",
+                 "The SEARCH section must exactly match an existing block of lines including all white space"):
+        assert _AIDER_UI.match(line), line
+    assert not _AIDER_UI.match("Did you mean the parser? I think so.")
+    t = ingest.read(str(FIX.parent / "searchreplace-feedback.chat.history.md"), "aider")
+    texts = t.events.filter(pl.col("role") == "assistant")["text"].to_list()
+    assert not any("Did you mean to match" in x for x in texts)

@@ -51,7 +51,12 @@ _AIDER_UI = re.compile(
     r"|Run shell commands?\?|Attempt to fix (?:lint|test) errors\?|Fix any errors below, if possible"
     r"|Only \d+ reflections allowed|\^C again to exit|Added .* to the chat|Did not apply edit to "
     r"|Create new file\?|Allow edits to file|Edit the files\?|Cost: \$|Undid |Removed .* from the chat"
-    r"|https://aider\.chat/)"
+    r"|https://aider\.chat/"
+    # the SEARCH/REPLACE feedback aider writes (and reflects to the model): its words, not the agent's
+    r"|(?:#+ )?\d+ SEARCH/REPLACE blocks? failed to match|(?:#+ )?SearchReplaceNoExactMatch"
+    r"|Did you mean to match some of these actual lines|The SEARCH section must exactly match"
+    r"|Are you sure you need this SEARCH/REPLACE block|The REPLACE lines are already in "
+    r"|(?:#+ )?The other \d+ SEARCH/REPLACE blocks? w(?:ere|as) applied)"
 )
 
 
