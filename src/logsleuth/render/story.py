@@ -377,6 +377,9 @@ class Story:
             self._testable = [a for a in self.an.actions if a.kind in _TESTABLE]
         for a in self._testable:
             if a.seq > s.seq and mentions(s.text, a):
+                tested = self._resolution_of(a)  # the re-run that tested the change it made
+                if tested is not None:
+                    return tested
                 after = self._next_outcome(a.seq)
                 if after is not None:
                     held = after[0] == "success"
@@ -399,6 +402,20 @@ class Story:
             if f.seq > s.seq and f.severity.is_failure and values & set(f.captures.values()):
                 return _v("consistent with what followed", facts.first_lines(f.text, 1)[0], f.seq)
         return _v("not tested in the session", None, None)
+
+    def _resolution_of(self, a: Action) -> dict[str, Any] | None:
+        """A change the graph judged: it fixed a failure (gone at the re-run, held) or was tried
+        against one that stayed. The verdict comes from that re-run, not from whatever failed next."""
+        for ep_id, res in self.g.resolutions.items():
+            title = _lower_first(self.title_of(self.episodes[ep_id]))
+            if any(b.id == a.id for b in res.fixed_by) and res.at is not None:
+                held = "held" if res.held is not False else "did not hold"
+                return _v(held, f"after `{action_label(a)}` the {title} was gone at the re-run", res.at)
+            if any(b.id == a.id for b in res.attempts):
+                later = [s for s in self.episodes[ep_id].occurrences if s > a.seq]
+                if later:
+                    return _v("did not hold", f"after `{action_label(a)}` the {title} came back", later[0])
+        return None
 
     def _next_outcome(self, seq: int) -> tuple[str, str, int] | None:
         fails = [f for ep in self.g.episodes for f in ep.findings if f.seq > seq]
