@@ -12,8 +12,10 @@ keeps the figures. Same seed, same bytes.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -53,12 +55,19 @@ def write_logs(folder: Path, count: int, size: int, seed: int) -> None:
         (folder / f"d{i // 1000:03d}" / f"run-{i:06d}.log").write_text("".join(parts))
 
 
-def timed(args: list[str]) -> float:
+def timed(args: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the run and its workers)."""
+    cpu0 = _children_cpu()
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "logsleuth", *args], capture_output=True, text=True, check=False)
     if proc.returncode not in (0, 1):
         sys.exit(f"logsleuth {' '.join(args)} failed ({proc.returncode}): {proc.stderr[-2000:]}")
-    return time.monotonic() - start
+    return time.monotonic() - start, _children_cpu() - cpu0
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def main() -> None:
@@ -68,15 +77,17 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     a = ap.parse_args()
-    print("| files | build | files/s | again (unchanged) | files/s |\n|---|---|---|---|---|")
+    print(f"load average before: {os.getloadavg()[0]:.1f}")
+    print("| files | build | files/s | CPU ms/file | again (unchanged) | files/s | CPU ms/file |\n|---|---|---|---|---|---|---|")
     for count in a.files:
         folder, db = a.out / f"small-{count}", a.out / f"small-{count}.db"
         if not folder.exists():
             write_logs(folder, count, a.size, a.seed)
         shutil.rmtree(db, ignore_errors=True)
-        build = timed(["index", str(folder), "--db", str(db)])
-        again = timed(["index", str(folder), "--db", str(db)])
-        print(f"| {count} | {build:.1f} s | {count / build:.0f} | {again:.1f} s | {count / again:.0f} |", flush=True)
+        (build, bcpu), (again, acpu) = timed(["index", str(folder), "--db", str(db)]), (0.0, 0.0)
+        again, acpu = timed(["index", str(folder), "--db", str(db)])
+        print(f"| {count} | {build:.1f} s | {count / build:.0f} | {1000 * bcpu / count:.1f} | {again:.1f} s "
+              f"| {count / again:.0f} | {1000 * acpu / count:.1f} | (load {os.getloadavg()[0]:.1f})", flush=True)
 
 
 if __name__ == "__main__":

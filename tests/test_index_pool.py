@@ -41,17 +41,18 @@ def test_workers_build_the_index_one_process_builds(corpus: Path, tmp_path: Path
     assert one[1].equals(two[1]) and one[2].equals(two[2]) and one[2].height > 0
 
 
-def _dies_on_other(task: index_pool.Task) -> index_pool.Outcome:
+def _dies_on_other(batch: list[index_pool.Task]) -> list[index_pool.Outcome]:
     """Runs in a worker (pickled by reference): the worker analysing `other.jsonl` dies."""
-    if task.source.endswith("other.jsonl"):
+    if any(task.source.endswith("other.jsonl") for task in batch):
         os._exit(3)
     assert index_pool._LIBRARY is not None
-    return index_pool.analyse(task, index_pool._LIBRARY)
+    return [index_pool.analyse(task, index_pool._LIBRARY) for task in batch]
 
 
 def test_a_dead_worker_fails_one_input_and_the_rest_are_indexed(corpus: Path, tmp_path: Path, lib, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(index_pool, "MIN_PARALLEL_BYTES", 0)
     monkeypatch.setattr(index_pool, "_work", _dies_on_other)
+    monkeypatch.setattr(index_pool, "BATCH_FILES", 1)  # a dead worker fails its whole batch: one input here
     s = index.build([str(corpus)], tmp_path / "db", library=lib, jobs=2)
     # the input waited for when the pool broke fails; whatever was still to come is analysed here
     assert len(s.errors) == 1 and "a worker process died" in s.errors[0]

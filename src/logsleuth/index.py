@@ -4,7 +4,8 @@ Layout under the index directory (`$XDG_DATA_HOME/logsleuth`, default ~/.local/s
 or `--db DIR`):
 
     files.parquet                  the manifest (MANIFEST_SCHEMA): one row per indexed input
-    findings/part-<hash>.parquet   one part per input (all its sessions), FINDING_SCHEMA
+    findings/part-<hash>.parquet   one part per input (all its sessions), or per batch of small
+                                   inputs (index_batch.py; rows told apart by origin + source)
     findings.parquet               all listed parts in one file, for search (index_compact.py)
     search.sqlite                  the same rows for the command-line search (search_sidecar.py)
     .lock                          flock'd for the whole of an `index` run
@@ -12,8 +13,9 @@ or `--db DIR`):
 The manifest is the commit point: parts are written to a temporary name and renamed into place
 first, the manifest is replaced (temp file + fsync + os.replace) after them, and readers only
 trust the parts it lists. A part's name hashes the input's path, content, the pattern library and
-the index version, so a changed input gets a new part and an old manifest never points at new
-data. A run killed at any point leaves the previous (or an intermediate) committed state; parts
+the index version (a batch's part: those of all its inputs), so a changed input gets a new part
+and an old manifest never points at new data; a shared part that loses an input is rewritten
+under a new name with the rows of the others before the manifest lists it (`_split_shared`). A run killed at any point leaves the previous (or an intermediate) committed state; parts
 nobody lists are deleted by the next run. The compact findings.parquet is written after the
 last commit of a run and is read only when it records the exact parts the manifest lists; the
 search sidecar after it, read only when it records the digest of the committed manifest.
@@ -169,7 +171,7 @@ def _listed_parts(db: Path) -> list[str]:
     hit = _LISTED.get(str(path))
     if hit is not None and hit[0] == stamp:
         return list(hit[1])
-    parts = sorted(read_manifest(db)["part"].drop_nulls().to_list())
+    parts = sorted(set(read_manifest(db)["part"].drop_nulls().to_list()))  # a batch's inputs share a part
     _LISTED[str(path)] = (stamp, parts)
     return list(parts)
 
@@ -288,6 +290,14 @@ def _part_name(key: str, sha: str, lib: str) -> str:
     return f"{PARTS}/part-{h}.parquet"
 
 
+def _batch_part_name(members: Sequence[tuple[str, str, str]], lib: str) -> str:
+    """The part of several inputs ((origin, key, sha) each): hashes them all, sorted."""
+    h = hashlib.sha256(f"{lib}\x00{INDEX_VERSION}".encode())
+    for origin, key, sha in sorted(members):
+        h.update(f"\x00{origin}\x00{key}\x00{sha}".encode())
+    return f"{PARTS}/part-{h.hexdigest()[:20]}.parquet"
+
+
 def _under(path: str, roots: Sequence[str]) -> bool:
     return any(path == r or path.startswith(r.rstrip(os.sep) + os.sep) for r in roots)
 
@@ -334,30 +344,71 @@ class _Builder:
 
     def index(self, key: str, source: str, st: Stat, sha: str, result: FileResult) -> None:
         """Write the part of one analysed input and list it (committed with the manifest)."""
+        self.index_many([(key, source, st, sha, result)])
+
+    def index_many(self, done: Sequence[tuple[str, str, Stat, str, FileResult]]) -> None:
+        """Write one part for the findings of several analysed inputs (a batch of small ones)
+        and list each input with it. An input's rows are told apart in a shared part by their
+        (origin, source); `_split_shared` rewrites a part some of whose inputs left it."""
+        with_rows = [d for d in done if d[4].frame.height]
         part = None
-        prev = self.rows.get((self.origin, key))
-        if prev is not None and prev["part"]:
-            self.orphans.add(prev["part"])
-        if result.frame.height:
+        if len(with_rows) == 1:
+            key, _, _, sha, _ = with_rows[0]
             part = _part_name(f"{self.origin}\x00{key}", sha, self.lib)
-            _write_atomic(result.frame.with_columns(pl.lit(self.origin, pl.Utf8()).alias("origin")), self.db / part)
-        self.rows[(self.origin, key)] = {
-            "path": key,
-            "source": source,
-            "part": part,
-            "size": st.size,
-            "mtime_ns": st.mtime_ns,
-            "sha256": sha,
-            "format": result.format,
-            "sessions": result.sessions,
-            "findings": result.frame.height,
-            "skipped": result.skipped,
-            "library": self.lib,
-            "version": INDEX_VERSION,
-            "origin": self.origin,
-        }
+        elif with_rows:
+            part = _batch_part_name([(self.origin, d[0], d[3]) for d in with_rows], self.lib)
+        if part is not None:
+            frame = pl.concat([d[4].frame for d in with_rows])
+            _write_atomic(frame.with_columns(pl.lit(self.origin, pl.Utf8()).alias("origin")), self.db / part)
+        for key, source, st, sha, result in done:
+            prev = self.rows.get((self.origin, key))
+            if prev is not None and prev["part"]:
+                self.orphans.add(prev["part"])
+            self.rows[(self.origin, key)] = {
+                "path": key,
+                "source": source,
+                "part": part if result.frame.height else None,
+                "size": st.size,
+                "mtime_ns": st.mtime_ns,
+                "sha256": sha,
+                "format": result.format,
+                "sessions": result.sessions,
+                "findings": result.frame.height,
+                "skipped": result.skipped,
+                "library": self.lib,
+                "version": INDEX_VERSION,
+                "origin": self.origin,
+            }
+            self.since_commit += 1
         self.dirty = True
-        self.since_commit += 1
+
+    def _split_shared(self) -> None:
+        """A part this run unlisted some inputs of may still be listed by others: it then holds
+        stale rows, so it is rewritten with only the rows of the inputs still listing it (a
+        content-addressed name of its own) before the manifest points at it."""
+        if not self.orphans:
+            return
+        by_part: dict[str, list[tuple[str, str]]] = {}
+        for k, r in self.rows.items():
+            if r["part"] in self.orphans:
+                by_part.setdefault(r["part"], []).append(k)
+        for old, keys in sorted(by_part.items()):
+            members = [self.rows[k] for k in keys]
+            try:
+                frame = pl.read_parquet(self.db / old)
+                wanted = pl.DataFrame(
+                    {"origin": [r["origin"] for r in members], "source": [r["source"] for r in members]},
+                    schema={"origin": pl.Utf8(), "source": pl.Utf8()},
+                )
+                frame = frame.join(wanted, on=["origin", "source"], how="semi", maintain_order="left")
+                new = _batch_part_name([(r["origin"], r["path"], r["sha256"]) for r in members], self.lib)
+                _write_atomic(frame, self.db / new)
+            except Exception:  # unreadable or gone: those inputs are analysed again next run
+                for k in keys:
+                    del self.rows[k]
+                continue
+            for k in keys:
+                self.rows[k] = {**self.rows[k], "part": new}
 
     def drop(self, key: str) -> None:
         row = self.rows.pop((self.origin, key), None)
@@ -384,6 +435,7 @@ class _Builder:
         Mid-run, only the parts this run unlisted are deleted (a sweep of the whole parts folder
         per commit was quadratic too); the run's first and final commits sweep everything."""
         start = time.monotonic()
+        self._split_shared()
         if self.dirty:
             rows = [self.rows[k] for k in sorted(self.rows)]
             frame = pl.DataFrame(rows, schema=MANIFEST_SCHEMA) if rows else pl.DataFrame(schema=MANIFEST_SCHEMA)
@@ -399,7 +451,7 @@ class _Builder:
         self.since_commit = 0
         if final:  # after the manifest: a run killed in between leaves no compact file that matches
             self.collect_garbage()
-            parts = [r["part"] for r in self.rows.values() if r["part"]]
+            parts = sorted({r["part"] for r in self.rows.values() if r["part"]})
             index_compact.write_compact(self.db, parts, FINDING_SCHEMA)
             search_sidecar.write_committed(self.db, index_compact.COMPACT)
 
@@ -488,6 +540,23 @@ def build(
                 plan[key] = index_pool.error_line(source, exc)
         todo = [p[1] for p in plan.values() if isinstance(p, tuple)]
         # closed on the way out, whatever happens: no worker outlives the run's lock
+        pending: list[tuple[str, str, Stat, str, FileResult]] = []  # the analysed inputs of the batch under way
+
+        def flush() -> None:
+            try:
+                b.index_many(pending)
+                for _, _, _, _, result in pending:
+                    summary.files += 1
+                    summary.sessions += result.sessions
+                    summary.findings += result.frame.height
+                    summary.skipped_lines += result.skipped
+            except Exception as exc:  # writing the batch's part failed: those inputs only
+                for key, source, _, _, _ in pending:
+                    b.drop(key)
+                    summary.errors.append(index_pool.error_line(source, exc))
+            pending.clear()
+
+        # closed on the way out, whatever happens: no worker outlives the run's lock
         with contextlib.closing(index_pool.analysed(todo, lib, jobs)) as outcomes:
             for done, (key, source) in enumerate(ordered, start=1):
                 if slow:
@@ -502,22 +571,19 @@ def build(
                     out = next(outcomes)
                     error = out.error
                     if out.result is not None:
-                        try:
-                            b.index(key, source, step[0], step[1].sha, out.result)
-                            summary.files += 1
-                            summary.sessions += out.result.sessions
-                            summary.findings += out.result.frame.height
-                            summary.skipped_lines += out.result.skipped
-                            for warning in out.result.warnings:  # as analyze warns (ingest/coverage.py)
-                                sys.stderr.write(f"logsleuth: warning: {warning}\n")
-                        except Exception as exc:  # writing its part failed: this input only
-                            error = index_pool.error_line(source, exc)
+                        pending.append((key, source, step[0], step[1].sha, out.result))
+                        for warning in out.result.warnings:  # as analyze warns (ingest/coverage.py)
+                            sys.stderr.write(f"logsleuth: warning: {warning}\n")
+                    if out.closes:
+                        flush()
                 if error is not None:
                     b.drop(key)  # whatever was indexed from it before is stale now
                     summary.errors.append(error)
-                b.maybe_commit()
+                if not pending:  # a batch's inputs are committed together, with their part
+                    b.maybe_commit()
                 if progress is not None:
                     progress(Progress(done, len(ordered), source))
+            flush()
         b.commit(final=True)
         summary.total_files = len(b.rows)
         summary.total_findings = sum(int(r["findings"] or 0) for r in b.rows.values())

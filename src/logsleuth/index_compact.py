@@ -31,7 +31,7 @@ SORT_KEY = ("pattern", "fingerprint", "session", "source", "seq", "line")
 def state_of(parts: Sequence[str]) -> str:
     """Identity of a committed state: the hash of the (content-addressed) part names it lists."""
     h = hashlib.sha256()
-    for p in sorted(parts):
+    for p in sorted(set(parts)):  # the inputs of a batch share one part
         h.update(p.encode() + b"\x00")
     return h.hexdigest()[:32]
 

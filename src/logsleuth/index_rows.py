@@ -1,6 +1,6 @@
 """Index rows of one analysed session: its findings and what the session did about each.
 
-What resolved a finding comes from the causal graph (link.py): the action(s) with a `resolved`
+What resolved a finding comes from the causal graph (the link stage): the action(s) with a `resolved`
 edge to the finding's episode, and whether that held; else an attempt after which the session
 moved on to another failure (it cured the episode for a while: a fix that did not hold); the
 other attempts against the episode are kept as the ones that did not fix it.
@@ -20,7 +20,7 @@ from logsleuth.index import FINDING_SCHEMA, discover, empty_findings
 if TYPE_CHECKING:
     from logsleuth.analysis import Analysis
     from logsleuth.library import PatternLibrary
-    from logsleuth.model import Action, CausalGraph, IngestReport
+    from logsleuth.model import Action, CausalGraph, IngestReport, Transcript
 
 INDEXED_SEVERITIES = ("fatal", "error", "warning", "success")
 
@@ -96,6 +96,13 @@ def episode_fixes(graph: CausalGraph) -> dict[str, EpisodeFix]:
 
 def analysis_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]:
     """Index rows (FINDING_SCHEMA) for the findings of one analysed session."""
+    from logsleuth.render.masking import mask_tree
+
+    return mask_tree(unmasked_rows(an, fmt, sha))  # a shared index is an output too: what reaches Parquet is masked
+
+
+def unmasked_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]:
+    """`analysis_rows` before masking (index_batch masks the rows of many sessions at once)."""
     import orjson
 
     graph = an.graph
@@ -136,14 +143,12 @@ def analysis_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]
                 "file_sha256": sha,
             }
         )
-    from logsleuth.render.masking import mask_tree
-
-    return mask_tree(rows)  # a shared index is an output too: what reaches Parquet is masked
+    return rows
 
 
 def findings_frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:
     frame = pl.DataFrame(list(rows), schema=FINDING_SCHEMA) if rows else empty_findings()
-    return frame.sort("session", "seq", "pattern", "line")
+    return frame.sort("session", "seq", "pattern", "line", maintain_order=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,10 +167,15 @@ def analyse_input(source: str, library: PatternLibrary, sha: str = "") -> FileRe
     does): a log has no tool calls, so no actions, and its findings are the same, hence the same
     rows, for a fraction of the work on a big log."""
     from logsleuth import ingest
-    from logsleuth.analysis import analyze_transcript
     from logsleuth.classify import scan_terms
 
-    t = ingest.read_candidates(source, None, *scan_terms(library))
+    return analyse_transcript_rows(ingest.read_candidates(source, None, *scan_terms(library)), library, sha)
+
+
+def analyse_transcript_rows(t: Transcript, library: PatternLibrary, sha: str = "") -> FileResult:
+    """`analyse_input` of an input already read (`ingest.read_candidates`)."""
+    from logsleuth.analysis import analyze_transcript
+
     sessions = t.events["session"].unique(maintain_order=True).to_list() if t.events.height else []
     rows: list[dict[str, Any]] = []
     for s in sessions:

@@ -1,0 +1,211 @@
+"""Many small inputs of an index run analysed in one pass, each with the rows it gets alone.
+
+A 1 KB log cost ~80 ms analysed on its own (index_rows.analyse_input), nearly all of it fixed
+per-call costs: ~40 polars queries to read it, ~60 more to classify it, a masking pass. Here a
+batch of inputs is read together (small plain logs in one pass: index_textbatch.py; the others
+one by one), their events form one frame in which every session is made distinct (`fid` ␟
+session), and that frame is classified and its actions extracted once. Classify and extract
+work per session (scope joins, suppression, secondary findings and actions are keyed by
+session), except the primary finding, which is chosen again per session as classify does
+(`primary_of`). Then, per session, the findings and actions get their own session back and are
+linked, and the rows are built; masking runs per session, only on the sessions holding a string
+a masking rule may match (one vectorised test over the whole batch), as an unmatched session's
+rows come back from `mask_tree` unchanged. tests/test_index_batch.py checks that every input's
+rows are the ones `analyse_input` gives it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from logsleuth.index_pool import Outcome, Task, analyse, error_line
+from logsleuth.index_rows import FileResult, analyse_transcript_rows, findings_frame, unmasked_rows
+
+if TYPE_CHECKING:
+    from logsleuth.library import PatternLibrary
+    from logsleuth.model import Transcript
+
+SMALL_BYTES = 256 * 1024  # inputs up to this size are analysed in batches (index_pool groups them)
+SEP = "\x1f"
+
+
+def analyse_batch(tasks: Sequence[Task], library: PatternLibrary) -> list[Outcome]:
+    """The outcome of every task, in order, as `index_pool.analyse` gives each alone."""
+    from logsleuth.classify import scan_terms
+    from logsleuth.ingest import logscan
+
+    terms = scan_terms(library)
+    outcomes: list[Outcome | None] = [None] * len(tasks)
+    read: list[Transcript | None] = [None] * len(tasks)
+    plain: list[tuple[int, str, bytes]] = []
+    for i, t in enumerate(tasks):
+        try:
+            small = _small_plain(t.source)
+            if small is not None:
+                plain.append((i, *small))
+            else:
+                read[i] = _read(t.source, terms)
+        except Exception as exc:  # one bad input never aborts the run
+            outcomes[i] = Outcome(None, error_line(t.source, exc))
+    batched: set[int] = set()  # read by the batched text reader
+    if plain:
+        from logsleuth.index_textbatch import read_texts
+
+        got = read_texts([(name, data) for _, name, data in plain], logscan.needle_regex(*terms))
+        for (i, _, _), tr in zip(plain, got, strict=True):
+            if tr is not None:
+                read[i] = tr
+                batched.add(i)
+                continue
+            try:
+                read[i] = _read(tasks[i].source, terms)
+            except Exception as exc:
+                outcomes[i] = Outcome(None, error_line(tasks[i].source, exc))
+    todo = [i for i in range(len(tasks)) if read[i] is not None]
+    try:
+        results = analyse_transcripts([(read[i], tasks[i].sha, i in batched) for i in todo], library)  # type: ignore[misc]
+    except Exception:  # whatever the batch tripped on is reported by the input that causes it, alone
+        results = [None] * len(todo)
+    for i, res in zip(todo, results, strict=True):
+        if res is None:
+            outcomes[i] = analyse(tasks[i], library)
+        else:
+            outcomes[i] = Outcome(res)
+    return [o if o is not None else Outcome(None, f"{t.source}: internal error: not analysed") for o, t in zip(outcomes, tasks, strict=True)]
+
+
+def _small_plain(source: str) -> tuple[str, bytes] | None:
+    """(display name, content) when `ingest.read_candidates` would read `source` with the
+    plain-text candidate scan from an uncompressed file of at most SMALL_BYTES, else None."""
+    from logsleuth.ingest import _reject_unreadable
+    from logsleuth.ingest.base import make_probe
+    from logsleuth.ingest.detect import detect
+
+    probe = make_probe(source)
+    if probe.is_dir or probe.path is None or probe.compression is not None:
+        return None
+    _reject_unreadable(probe)
+    if detect(probe).name != "text":
+        return None
+    with probe.open() as f:
+        data = f.read(SMALL_BYTES + 1)
+    return (probe.display, data) if len(data) <= SMALL_BYTES else None
+
+
+def _read(source: str, terms: tuple[list[str], list[str]]) -> Transcript:
+    from logsleuth import ingest
+
+    return ingest.read_candidates(source, None, *terms)
+
+
+def analyse_transcripts(
+    items: Sequence[tuple[Transcript, str, bool]], library: PatternLibrary
+) -> list[FileResult | None]:
+    """(transcript, sha, read by the batched text reader) -> each one's FileResult, as
+    `analyse_transcript_rows` gives it alone. Transcripts the batch does not cover (aider's
+    quoted successes, sessions without a name) are analysed alone."""
+    from logsleuth.analysis import QUOTED_OUTPUT_FORMATS
+
+    out: list[FileResult | None] = [None] * len(items)
+    together: list[int] = []
+    for k, (t, sha, _) in enumerate(items):
+        sessions = t.events["session"]
+        if t.report.format in QUOTED_OUTPUT_FORMATS or sessions.null_count() or (sessions == "").any():
+            out[k] = analyse_transcript_rows(t, library, sha)
+        else:
+            together.append(k)
+    if together:
+        for k, res in zip(together, _together([items[k] for k in together], library), strict=True):
+            out[k] = res
+    return out
+
+
+def _together(items: Sequence[tuple[Transcript, str, bool]], library: PatternLibrary) -> list[FileResult]:
+    from logsleuth.actions import extract_actions
+    from logsleuth.analysis import Analysis, with_root_cause
+    from logsleuth.classify import classify, primary_of
+    from logsleuth.ingest.coverage import under_read
+    from logsleuth.link import link
+    from logsleuth.link.roles import StoryRoles
+    from logsleuth.model import EVENT_COLUMNS
+
+    frames = [t.events.select(EVENT_COLUMNS) for t, _, _ in items]
+    sizes = np.array([f.height for f in frames], dtype=np.int64)
+    events = pl.concat(frames, how="vertical") if frames else pl.DataFrame()
+    width = len(str(len(items)))
+    fids = pl.Series("fid", np.repeat(np.arange(len(items)), sizes)).cast(pl.Utf8).str.zfill(width)
+    keyed = events.with_columns((fids + SEP + pl.col("session")).alias("session"))
+    findings: dict[str, list[Any]] = {}
+    for f in classify(keyed, library).findings:
+        findings.setdefault(f.session, []).append(f)
+    actions: dict[str, list[Any]] = {}
+    for a in extract_actions(keyed):
+        actions.setdefault(a.session, []).append(a)
+    roles = StoryRoles.of(library.categories)
+    per_session: list[tuple[int, list[dict[str, Any]]]] = []
+    meta: list[tuple[int, int]] = []  # per input: (sessions, first index in per_session)
+    for k, (t, sha, _) in enumerate(items):
+        names = t.events["session"].unique(maintain_order=True).to_list() if t.events.height else []
+        meta.append((len(names), len(per_session)))
+        prefix = f"{k:0{width}d}{SEP}"
+        for s in names:
+            fs = [dataclasses.replace(f, session=s, primary=False) if f.primary else dataclasses.replace(f, session=s)
+                  for f in findings.get(prefix + s, ())]
+            primary = primary_of(fs)
+            if primary is not None:
+                at = next(i for i, f in enumerate(fs) if f is primary)
+                fs[at] = primary = dataclasses.replace(primary, primary=True)
+            acts = tuple(dataclasses.replace(a, session=s, id="") for a in actions.get(prefix + s, ()))
+            ev = t.events if len(names) == 1 else t.events.filter(pl.col("session") == s)
+            graph = link(ev, fs, acts, session=s, roles=roles)
+            final, prim = with_root_cause(fs, primary, graph)
+            an = Analysis(transcript=t, session=s, findings=tuple(final), primary=prim, unclassified=(),
+                          actions=acts, graph=graph, sentences=(), library=library)
+            per_session.append((k, unmasked_rows(an, t.report.format, sha)))
+    masked = _masked([rows for _, rows in per_session])
+    results = []
+    for k, (t, _, from_batch) in enumerate(items):
+        n, at = meta[k]
+        rows = [r for rows in masked[at : at + n] for r in rows]
+        # the batched text reader skips nothing and a log has no assistant turns: nothing under-read
+        warnings = () if from_batch else tuple(c.warning() for c in under_read(t))
+        results.append(FileResult(findings_frame(rows), t.report.format, n, len(t.report.skipped), warnings))
+    return results
+
+
+def _masked(groups: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+    """`mask_tree` of each group of rows, run only on the groups holding a string a masking rule
+    may match: for the others it finds nothing to learn or change and gives back the same rows."""
+    from logsleuth.render.masking import mask_tree, new_redactor
+
+    strings: list[str] = []
+    owner: list[int] = []
+    for g, rows in enumerate(groups):
+        for s in _strings(rows):
+            strings.append(s)
+            owner.append(g)
+    if not strings:
+        return groups
+    hit = new_redactor().maybe_secret(pl.Series(strings, dtype=pl.Utf8), known=False)
+    flagged = set(np.asarray(owner)[np.asarray(hit, bool)].tolist())
+    return [mask_tree(rows) if g in flagged else rows for g, rows in enumerate(groups)]
+
+
+def _strings(obj: Any) -> list[str]:
+    out: list[str] = []
+    stack = [obj]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            out.append(x)
+        elif isinstance(x, dict):
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+    return out
