@@ -23,6 +23,7 @@ import polars as pl
 from logsleuth.link.catch22 import PACKAGE_KINDS, find_catch22, package_value
 from logsleuth.link.causes import named_by_cause, unexplained_failures
 from logsleuth.link.resolution import (
+    RunIndex,
     between,
     closing_words,
     goal_passed,
@@ -74,8 +75,11 @@ def link(
     findings = [f for f in findings if f.session == session]
     actions = sorted((a for a in actions if a.session == session), key=lambda a: a.seq)
 
-    call_of = _result_to_call(events)
-    idx = runs_of(events, findings)
+    # a plain log has no tool calls: no calls to pair with results, no runs (and ~10 polars
+    # queries saved per session, which `index` of many small logs pays for every input)
+    has_calls = bool(events.height) and bool((events["kind"].cast(pl.Utf8) == "tool_call").any())
+    call_of = _result_to_call(events) if has_calls else {}
+    idx = runs_of(events, findings) if has_calls else RunIndex.of(())
     log_seqs = set(events.filter(pl.col("role") == "log")["seq"].to_list()) if events.height else set()
     failed_attempts, main = _split_failures(findings, actions, call_of, roles, _event_texts(events))
     main = _named_by_causes(main, events, roles, log_seqs)
