@@ -171,7 +171,8 @@ def _tech_label(kind: str | None, word: str, nxt: str) -> str | None:
     if kind == "word" and _MAYBE_TECH.search(word):
         m = _TECH.fullmatch(word)
         if m is not None:
-            return m.lastgroup
+            group: str | None = m.lastgroup
+            return group
         if word in _ENV_PLAIN and nxt == "=":
             return "ENV_VAR"
     return None

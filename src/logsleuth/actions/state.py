@@ -20,8 +20,9 @@ from functools import lru_cache
 from typing import Any
 
 from logsleuth.actions.launch import Flags, LaunchInfo, launch_info
+from logsleuth.actions.lexer import LexError
 from logsleuth.actions.packages import PkgCmd, Req, parse_package
-from logsleuth.actions.shellparse import Cmd, LexError, basename, commands, split_commands
+from logsleuth.actions.shellparse import Cmd, basename, commands, split_commands
 from logsleuth.model import Action, ActionKind
 
 K = ActionKind

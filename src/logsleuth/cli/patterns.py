@@ -17,15 +17,18 @@ app.add_typer(patterns_app, name="patterns")
 
 
 def _opt_dirs() -> list[str]:
-    return typer.Option([], "--patterns", metavar="DIR", help=PATTERNS_HELP)
+    opt: list[str] = typer.Option([], "--patterns", metavar="DIR", help=PATTERNS_HELP)
+    return opt
 
 
 def _opt_builtin() -> bool:
-    return typer.Option(True, "--builtin/--no-builtin", help=BUILTIN_HELP)
+    opt: bool = typer.Option(True, "--builtin/--no-builtin", help=BUILTIN_HELP)
+    return opt
 
 
 def _opt_format() -> TableOrJson:
-    return typer.Option(TableOrJson.table, "--output-format", "-O")
+    opt: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O")
+    return opt
 
 
 @patterns_app.command("list")

@@ -53,7 +53,7 @@ def _guarded(spec: ReaderSpec, probe: Probe) -> Transcript:
     Readers skip such records themselves where they can; this is the net for a whole document.
     """
     try:
-        t = spec.read(probe)
+        t: Transcript = spec.read(probe)
     except RecursionError as exc:
         raise InputError(
             "JSON nested too deeply to parse",

@@ -27,7 +27,8 @@ def parse_size(text: str) -> int | None:
     m = _SIZE.fullmatch(text)
     if not m:
         return None
-    return int(m.group(1)) * 1024 ** "_kmgt".index(m.group(2).lower() or "_")
+    size: int = int(m.group(1)) << (10 * "_kmgt".index(m.group(2).lower() or "_"))
+    return size
 
 
 def max_input() -> int:

@@ -8,9 +8,10 @@ from logsleuth.analysis import Analysis
 from logsleuth.errors import UsageError
 from logsleuth.model import Relation
 from logsleuth.render import facts
+from logsleuth.render.describe import describe
 from logsleuth.render.mdsafe import inert_html
 from logsleuth.render.postmortem import _env, _redacted, prepared
-from logsleuth.render.story import Story, describe
+from logsleuth.render.story import Story
 
 
 def explain_context(an: Analysis, seq: int) -> dict[str, Any]:

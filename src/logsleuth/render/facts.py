@@ -145,7 +145,8 @@ def span_minutes(start: Any, end: Any) -> int | None:
     line) says when the session began, not how long it ran: that is no "0 minutes"."""
     if start is None or end is None or start == end:
         return None
-    return round((end - start).total_seconds() / 60)
+    minutes: int = round((end - start).total_seconds() / 60)
+    return minutes
 
 
 def human_minutes(minutes: int | None, stamps: int | None = None) -> str:
