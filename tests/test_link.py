@@ -253,3 +253,19 @@ def test_a_three_way_cycle_on_one_subject_is_a_catch22(recipe_stub: None) -> Non
     assert [(c.episodes, c.subject, c.alternated) for c in g.catch22] == [
         (("f1", "f2", "f3"), "nvidia-cuda-nvcc", True)
     ]
+
+
+def test_bypassing_a_check_is_a_pivot() -> None:
+    """spotter-4te (real): `git commit --no-verify` and a `.dialyzerignore` written are ways past
+    the pre-commit check, not fixes of what it found; `git push -n` is only a dry run."""
+    from logsleuth.model import Action, ActionKind
+
+    def act(kind: ActionKind, subject: str, value: str | None, seq: int) -> Action:
+        return Action(kind, subject, value, "s", seq, "", 0, f"{subject} {value or ''}")
+
+    acts = [act(ActionKind.RUN, "git", "commit --no-verify -m wip", 1),
+            act(ActionKind.FILE_EDIT, "/repo/.dialyzerignore", "write 1 lines", 2),
+            act(ActionKind.RUN, "git", "push -n origin main", 3),
+            act(ActionKind.FILE_EDIT, "/repo/.gitignore", "write 1 lines", 4),
+            act(ActionKind.RUN, "git", "commit -m fix", 5)]
+    assert [p.seq for p in find_pivots(acts)] == [1, 2]

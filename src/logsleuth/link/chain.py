@@ -56,6 +56,12 @@ from logsleuth.model import (
 
 _PIVOT_FLAG = re.compile(r"^--(disable|no|enforce-eager|skip)|backend$|^--(engine|load-format|quantization)$")
 _PIVOT_ENV = re.compile(r"(ATTENTION_BACKEND|_BACKEND|^SGLANG_DISABLE|^VLLM_USE_|_DISABLE_)")
+# Getting past a check instead of passing it: skipping git's hooks, or an ignore file written for a
+# checker (not .gitignore/.dockerignore, which say what a repository or an image holds)
+_CHECKER_IGNORE = re.compile(
+    r"(?:^|/)\.(?:dialyzer|eslint|prettier|stylelint|markdownlint|semgrep|trivy|snyk|credo|rubocop_todo)"
+    r"(?:ignore|_ignore\.exs|\.yml)?$"
+)
 
 
 def link(
@@ -472,7 +478,8 @@ def _episodes(main: Sequence[Finding]) -> list[Episode]:
 
 
 def find_pivots(actions: Sequence[Action]) -> list[Action]:
-    """Strategy changes: a disabled feature, another backend or engine, a workaround switch.
+    """Strategy changes: a disabled feature, another backend or engine, a workaround switch, a
+    check bypassed.
 
     Flags of an engine's first launch are its starting point, not a change of strategy.
     """
@@ -494,9 +501,19 @@ def find_pivots(actions: Sequence[Action]) -> list[Action]:
             engine = engine_at.get(a.seq)
             if engine is not None and a.seq != first_launch[engine] and _PIVOT_FLAG.search(a.subject):
                 pivots.append(a)
-        elif a.kind is ActionKind.ENV_SET and a.seq > start >= 0 and _PIVOT_ENV.search(a.subject):
+        elif (a.kind is ActionKind.ENV_SET and a.seq > start >= 0 and _PIVOT_ENV.search(a.subject)) or _bypasses_a_check(a):
             pivots.append(a)
     return pivots
+
+
+def _bypasses_a_check(a: Action) -> bool:
+    """`git commit --no-verify` (the hooks skipped) or a checker's ignore file written."""
+    if a.kind is ActionKind.RUN and a.subject == "git":
+        verb, _, rest = (a.value or "").partition(" ")
+        flags = set(rest.split())
+        # `git commit -n` is --no-verify; `git push -n` is a dry run
+        return ("--no-verify" in flags and verb in ("commit", "push", "merge")) or (verb == "commit" and "-n" in flags)
+    return a.kind is ActionKind.FILE_EDIT and bool(_CHECKER_IGNORE.search(a.subject))
 
 
 def to_networkx(g: CausalGraph) -> Any:
