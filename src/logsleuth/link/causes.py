@@ -27,8 +27,10 @@ _SUMMARY = re.compile(
     r"(exit code|process exited with code|exit status|rc=|returncode)\b)",
     re.I,
 )
-_NAMED_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b:|\b(?:fatal )?error\b\s*:|undefined reference")
-_BEFORE = 20  # how far above a wrapper line its cause is looked for
+_NAMED_ERROR = re.compile(
+    r"\b[A-Z]\w*(?:Error|Exception)\b:|\*\* \([A-Z][\w.]*(?:Error|Exception)\)|\b(?:fatal )?error\b\s*:|undefined reference")
+_BEFORE = 20
+_NAMED_BEFORE = 400  # a test run prints its first failure far above its summary  # how far above a wrapper line its cause is looked for
 
 
 def cause_line(text: str, summary: str) -> str | None:
@@ -37,11 +39,12 @@ def cause_line(text: str, summary: str) -> str | None:
     lines = lines_of(text)
     first = summary.strip().splitlines()[0] if summary.strip() else ""
     end = next((i for i, ln in enumerate(lines) if first and ln.strip() == first), len(lines))
-    window = [ln.strip() for ln in lines[max(0, end - _BEFORE) : end] if ln.strip() and not _SUMMARY.match(ln)]
-    # an error that names itself (`E   ImportError: …`, `x.cu(24): error: …`) before any other
-    # telling line (pytest's "Hint: make sure your test modules…" above the exception)
-    named = next((ln for ln in window if _NAMED_ERROR.search(ln)), None)
-    return named or next((ln for ln in window if TELLING.search(ln)), None)
+    above = [ln.strip() for ln in lines[max(0, end - _NAMED_BEFORE) : end] if ln.strip() and not _SUMMARY.match(ln)]
+    # the first error that names itself (`E   ImportError: …`, `x.cu(24): error: …`, ExUnit's
+    # `** (RuntimeError) …` far above its summary) before any other telling line (pytest's
+    # "Hint: make sure your test modules…" above the exception)
+    named = next((ln for ln in above if _NAMED_ERROR.search(ln)), None)
+    return named or next((ln for ln in above[-_BEFORE:] if TELLING.search(ln)), None)
 
 
 def cause_key(line: str) -> str:
