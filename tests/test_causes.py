@@ -125,3 +125,21 @@ def test_a_shell_variable_that_only_names_a_path_is_not_a_fix() -> None:
     assert classify_call("Bash", look)[0] is RunRole.INVESTIGATION
     assert classify_call("Bash", "export CUDA_HOME=/usr/local/cuda; ls $CUDA_HOME")[0] is RunRole.FIX
     assert classify_call("Bash", "LD_LIBRARY_PATH=/opt/lib")[0] is RunRole.FIX  # nothing reads it back here
+
+
+def test_a_probe_failure_the_agent_then_fixed_in_the_project_is_a_step() -> None:
+    """rec-detkit: `pip install --dry-run pytest==8.3.6` (a probe) fails, and the next change
+    edits that pin in requirements-dev.txt: the probe found a failure of the project."""
+    from logsleuth.link.resolution import RunIndex, acted_on
+    from logsleuth.model import Action, ActionKind, Run, RunRole, RunStatus
+
+    f = Finding(pattern="pip-no-matching-version", category="dependency_resolution_failed",
+                severity=Severity.ERROR, priority=80, session="s", seq=12, source="", line=0,
+                text="ERROR: No matching distribution found for pytest==8.3.6", captures={}, fingerprint="x")
+    probe = Run(11, 12, RunRole.INVESTIGATION, RunStatus.FAILED, (), (), None, False, "pip install --dry-run pytest==8.3.6")
+    idx = RunIndex.of([probe])
+    pin = Action(ActionKind.FILE_EDIT, "requirements-dev.txt", "sed", "s", 14, "", 0,
+                 "sed -i 's/^pytest==8.3.6$/pytest==8.3.5/' requirements-dev.txt")
+    other = Action(ActionKind.FILE_EDIT, "README.md", "sed", "s", 14, "", 0, "sed -i 's/old/new/' README.md")
+    assert acted_on([f], [pin], idx) == [f]
+    assert acted_on([f], [other], idx) == []

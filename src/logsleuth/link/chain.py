@@ -24,6 +24,7 @@ from logsleuth.link.catch22 import PACKAGE_KINDS, find_catch22, package_value
 from logsleuth.link.causes import named_by_cause, unexplained_failures
 from logsleuth.link.resolution import (
     RunIndex,
+    acted_on,
     between,
     closing_words,
     goal_passed,
@@ -107,6 +108,10 @@ def link(
     fix_seqs = [a.seq for a in fixes]  # ascending: actions are sorted by seq
     main = _incidents(main, fixes, findings, log_seqs)
     main, notes = split_notes(main, idx, events)
+    if idx.goals and notes:  # a probe's failure the agent then fixed in the project is a step
+        promoted = {f.seq for f in acted_on(notes, fixes, idx)}
+        main = sorted((*main, *(f for f in notes if f.seq in promoted)), key=lambda f: f.seq)
+        notes = [f for f in notes if f.seq not in promoted]
     if idx.goals:
         known = {f.seq for f in (*main, *notes)} | {f.seq for _, f in failed_attempts}
         main = sorted((*main, *unexplained_failures(idx, known, events)), key=lambda f: f.seq)
@@ -393,7 +398,9 @@ def _split_failures(
         owners = package_actions.get(call_of.get(seq, -1), [])
         if f.category in roles.attempt and owners:
             failed.extend((a, f) for a in owners)
-        elif f.category not in roles.attempt:
+        elif f.category not in roles.attempt or seq in call_of:
+            # an install's failure outside any install action (a `pip install --dry-run` probe):
+            # a transcript's runs decide whether it is a note or a step; a bare log drops it
             main.append(f)
     specific = [f for f in main if f.category not in roles.generic]
     return failed, (specific or main)

@@ -120,6 +120,22 @@ def split_notes(
     return keep, notes
 
 
+def acted_on(notes: Sequence[Finding], fixes: Sequence[Action], idx: RunIndex) -> list[Finding]:
+    """The probe failures the agent then acted on: a change before the next goal run writes what
+    the failure names (a dry run's `No matching distribution found for pytest==8.3.6`, then the
+    pin edited in requirements-dev.txt). The probe found a failure of the project: a story step."""
+    out = []
+    for f in notes:
+        run = idx.at.get(f.seq)
+        if run is None or run.role is not RunRole.INVESTIGATION:
+            continue
+        nxt = next((r.seq for r in idx.goals_after(run.end)), 1 << 62)
+        low = f.text.lower()
+        if any(run.end < a.seq < nxt and a.kind is ActionKind.FILE_EDIT and _bears(a, low, f.text) for a in fixes):
+            out.append(f)
+    return out
+
+
 def split_slips(main: Sequence[Finding], fixes: Sequence[Action], idx: RunIndex) -> tuple[list[Finding], list[Finding]]:
     """(story failures, slips). A slip: a failure located inside a file the agent edited just
     before (`include/vecops.h(30): error: expected a declaration` after an edit of vecops.h), seen
@@ -362,7 +378,8 @@ def _bearing(window: Sequence[Action], ep: Episode, pivot_ids: set[str]) -> tupl
     return tuple(a for a in window if a.id in picked) if picked else tuple(window)
 
 
-_DISTINCT = re.compile(r"(?:/[\w.+\-]+){2,}|(?<=['`\"])[\w.+\-/]{4,}(?=['`\"])|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b")
+_DISTINCT = re.compile(r"(?:/[\w.+\-]+){2,}|(?<=['`\"])[\w.+\-/]{4,}(?=['`\"])|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"
+                       r"|\b[A-Za-z][\w.\-]*==[\w.+!]+")  # and pins: `pytest==8.3.6`
 
 
 def _distinctive(text: str) -> set[str]:
