@@ -91,7 +91,7 @@ def _chain_failures(graph: Any) -> list[str]:
 
 def _fixes(an: Any) -> dict[str, tuple[list[str], bool | None]]:
     """episode id -> (commands of the actions that fixed it, held): what the index records."""
-    from logsleuth.index_rows import episode_fixes
+    from logsleuth.index.rows import episode_fixes
 
     out = {}
     for ep_id, fx in episode_fixes(an.graph).items():

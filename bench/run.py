@@ -182,7 +182,7 @@ class Bench:
         if inproc:
             lat = sorted(inproc)
             p50, p95 = _q(lat, 50), _q(lat, 95)
-            self.rows.append({"workload": "search (in process, per query)", "tool": "logsleuth.search.search",
+            self.rows.append({"workload": "search (in process, per query)", "tool": "logsleuth.search.engine.search",
                               "runs": str(len(lat)), "median s": f"{p50:.4f}", "min–max s": f"{lat[0]:.4f}–{lat[-1]:.4f}",
                               "cpu s": "", "throughput": "", "peak RSS MB": "",
                               "note": f"p50 {p50 * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms"})
@@ -225,8 +225,9 @@ class Bench:
     def _search_in_process(self, db: Path, queries: list[str]) -> list[float]:
         code = (
             "import json,sys,time\n"
-            "from logsleuth import search as s\n"
-            "qs=json.load(open(sys.argv[1])); lib=s.library(()); out=[]\n"
+            "from logsleuth.index.patterns import library\n"
+            "from logsleuth.search import engine as s\n"
+            "qs=json.load(open(sys.argv[1])); lib=library(()); out=[]\n"
             "s.search(qs[0], db=sys.argv[2], files=[], category=None, since=None, limit=10, lib=lib)\n"
             "for q in qs:\n"
             "    t=time.perf_counter(); s.search(q, db=sys.argv[2], files=[], category=None, since=None, limit=10, lib=lib)\n"
@@ -273,7 +274,7 @@ class Bench:
 
 
 def _sidecar_current(db: Path, env: dict[str, str]) -> bool:
-    code = "import sys; from pathlib import Path; from logsleuth import search_sidecar as s; print(s.is_current(Path(sys.argv[1])))"
+    code = "import sys; from pathlib import Path; from logsleuth.index import sidecar as s; print(s.is_current(Path(sys.argv[1])))"
     out = subprocess.run([sys.executable, "-c", code, str(db)], capture_output=True, text=True, env=env)
     return out.stdout.strip() == "True"
 

@@ -25,9 +25,11 @@ from index_sessions import (
     write,
     write_corpus,
 )
-from logsleuth import index, index_compact
 from logsleuth.cli import main
-from logsleuth.index_rows import analyse_input
+from logsleuth.index import build as indexer
+from logsleuth.index import compact, lock, schema, store
+from logsleuth.index import files as index_files
+from logsleuth.index.analyse import analyse_input
 from logsleuth.library import load_library
 
 PATTERN_ARGS = ["--no-builtin", "--patterns", str(FIXTURE_PATTERNS)]
@@ -44,7 +46,7 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def _rows(db: Path) -> pl.DataFrame:
-    return index.load(db).sort("session", "seq", "pattern")
+    return store.load(db).sort("session", "seq", "pattern")
 
 
 def _session(rows: pl.DataFrame, session: str, pattern: str) -> list[dict]:  # type: ignore[type-arg]
@@ -53,11 +55,11 @@ def _session(rows: pl.DataFrame, session: str, pattern: str) -> list[dict]:  # t
 
 def test_build_records_findings_and_resolutions(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "db"
-    s = index.build([str(corpus)], db, library=lib)
+    s = indexer.build([str(corpus)], db, library=lib)
     assert (s.files, s.unchanged, s.removed, s.errors) == (4, 0, 0, [])
     assert s.sessions == 4 and s.findings == s.total_findings > 0
-    manifest = index.read_manifest(db)
-    assert manifest.schema == pl.Schema(index.MANIFEST_SCHEMA)
+    manifest = store.read_manifest(db)
+    assert manifest.schema == pl.Schema(schema.MANIFEST_SCHEMA)
     assert sorted(manifest["source"]) == sorted(str(p) for p in corpus.rglob("*.jsonl"))
     for r in manifest.iter_rows(named=True):
         part = pl.read_parquet(db / r["part"])  # plain Parquet, readable without logsleuth
@@ -67,7 +69,7 @@ def test_build_records_findings_and_resolutions(corpus: Path, tmp_path: Path, li
     part = manifest["part"][0]
     assert pq.read_table(db / part).num_rows == manifest.filter(pl.col("part") == part)["findings"].sum()
     rows = _rows(db)
-    assert rows.schema == pl.Schema(index.FINDING_SCHEMA)
+    assert rows.schema == pl.Schema(schema.FINDING_SCHEMA)
     assert set(rows["severity"]) <= {"error", "fatal", "warning", "success"}
 
     (fixed,) = _session(rows, "sess-ptxas", "ptxas-unsupported-ptx-version")
@@ -92,48 +94,48 @@ def test_build_records_findings_and_resolutions(corpus: Path, tmp_path: Path, li
 
 def test_incremental_unchanged_changed_deleted(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "db"
-    index.build([str(corpus)], db, library=lib)
-    parts_before = set(index.read_manifest(db)["part"])
+    indexer.build([str(corpus)], db, library=lib)
+    parts_before = set(store.read_manifest(db)["part"])
 
-    again = index.build([str(corpus)], db, library=lib)
+    again = indexer.build([str(corpus)], db, library=lib)
     assert (again.files, again.unchanged, again.removed) == (0, 4, 0)
-    assert set(index.read_manifest(db)["part"]) == parts_before
+    assert set(store.read_manifest(db)["part"]) == parts_before
 
     touched = corpus / "a" / "nvrtc.jsonl"  # new mtime, same bytes: the hash says unchanged
     os.utime(touched, ns=(1, 1_000_000_000))
-    s = index.build([str(corpus)], db, library=lib)
+    s = indexer.build([str(corpus)], db, library=lib)
     assert (s.files, s.unchanged) == (0, 4)
-    m = index.read_manifest(db).filter(pl.col("source") == str(touched))
+    m = store.read_manifest(db).filter(pl.col("source") == str(touched))
     assert m["mtime_ns"][0] == 1_000_000_000
 
     write(corpus / "b" / "other.jsonl", other_ptxas(session="sess-renamed"))
     (corpus / "a" / "ptxas.jsonl").unlink()
-    s = index.build([str(corpus)], db, library=lib)
+    s = indexer.build([str(corpus)], db, library=lib)
     assert (s.files, s.unchanged, s.removed) == (1, 2, 1)
     rows = _rows(db)
     assert "sess-renamed" in set(rows["session"])
     assert not {"sess-other", "sess-ptxas"} & set(rows["session"])
-    listed = {f"{index.PARTS}/{p.name}" for p in (db / index.PARTS).iterdir()}
-    assert listed == set(index.read_manifest(db)["part"].drop_nulls())  # old parts collected
+    listed = {f"{schema.PARTS}/{p.name}" for p in (db / schema.PARTS).iterdir()}
+    assert listed == set(store.read_manifest(db)["part"].drop_nulls())  # old parts collected
 
     # another root leaves this one alone; --keep-deleted keeps what vanished
     other = tmp_path / "elsewhere"
     write(other / "x.jsonl", ptxas_fixed(session="sess-x"))
-    s = index.build([str(other)], db, library=lib)
+    s = indexer.build([str(other)], db, library=lib)
     assert (s.files, s.removed, s.total_files) == (1, 0, 4)
     (corpus / "b" / "c22.jsonl").unlink()
-    s = index.build([str(corpus)], db, library=lib, keep_deleted=True)
+    s = indexer.build([str(corpus)], db, library=lib, keep_deleted=True)
     assert s.removed == 0 and "sess-c22" in set(_rows(db)["session"])
 
 
 def test_library_change_reindexes(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "db"
-    index.build([str(corpus)], db, library=lib)
+    indexer.build([str(corpus)], db, library=lib)
     other = load_library([], builtins=False)  # an empty library: every finding is stale
-    s = index.build([str(corpus)], db, library=other)
+    s = indexer.build([str(corpus)], db, library=other)
     # no pattern finding survives; what is left is the linker's own: a goal run that failed unexplained
     assert s.files == 4
-    assert set(index.load(db)["pattern"].to_list()) <= {"goal-run-failed"}
+    assert set(store.load(db)["pattern"].to_list()) <= {"goal-run-failed"}
 
 
 def test_bad_inputs_are_reported_not_fatal(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
@@ -142,7 +144,7 @@ def test_bad_inputs_are_reported_not_fatal(corpus: Path, tmp_path: Path, lib) ->
     (corpus / "trunc.jsonl.gz").write_bytes(gzip.compress(ptxas_fixed().encode())[:40])
     write(corpus / "z" / "zipped.jsonl.gz", "").write_bytes(gzip.compress(nvrtc_fixed("sess-gz").encode()))
     db = tmp_path / "db"
-    s = index.build([str(corpus), str(tmp_path / "missing")], db, library=lib)
+    s = indexer.build([str(corpus), str(tmp_path / "missing")], db, library=lib)
     assert s.files == 5 and "sess-gz" in set(_rows(db)["session"])
     assert any(e.startswith(str(tmp_path / "missing")) and "no such file" in e for e in s.errors)
     assert all("\n" not in e for e in s.errors) and s.errors == sorted(s.errors)
@@ -154,7 +156,7 @@ def test_multi_session_file_and_cli_summary(tmp_path: Path, capsys: pytest.Captu
     assert main(["index", str(f), "--db", str(db), "-O", "json", *PATTERN_ARGS]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["sessions"] == 2 and summary["files"] == 1 and summary["errors"] == []
-    assert set(index.load(db)["session"]) == {"s-one", "s-two"}
+    assert set(store.load(db)["session"]) == {"s-one", "s-two"}
     assert main(["index", str(f), "--db", str(db), *PATTERN_ARGS]) == 0
     out = capsys.readouterr().out
     assert "indexed 0 file(s)" in out and "1 unchanged" in out
@@ -170,40 +172,40 @@ def test_default_dir_and_auto_roots(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(data))
-    assert index.default_dir() == data / "logsleuth"
-    assert index.auto_roots() == []
+    assert index_files.default_dir() == data / "logsleuth"
+    assert index_files.auto_roots() == []
     assert main(["index", "--auto", *PATTERN_ARGS]) == 2  # nothing found is a usage error, not a silent no-op
     write(home / ".claude" / "projects" / "-w" / "s.jsonl", ptxas_fixed())
     (home / ".codex" / "sessions" / "2026").mkdir(parents=True)
     (data / "opencode" / "storage").mkdir(parents=True)
     (home / ".gemini" / "tmp" / "abc123" / "chats").mkdir(parents=True)
-    assert index.auto_roots() == [
+    assert index_files.auto_roots() == [
         str(home / ".claude" / "projects"),
         str(home / ".codex" / "sessions"),
         str(data / "opencode" / "storage"),
         str(home / ".gemini" / "tmp" / "abc123" / "chats"),
     ]
     assert main(["index", "--auto", *PATTERN_ARGS]) == 0
-    assert "sess-ptxas" in set(index.load(data / "logsleuth")["session"])
+    assert "sess-ptxas" in set(store.load(data / "logsleuth")["session"])
 
 
 def test_no_wait_fails_clearly_while_locked(corpus: Path, tmp_path: Path, lib, capsys) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "db"
     db.mkdir()
-    with open(db / index.LOCK, "a+b") as f:
+    with open(db / schema.LOCK, "a+b") as f:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX)
-        with pytest.raises(index.IndexBusy):
-            index.build([str(corpus)], db, library=lib, wait=False)
+        with pytest.raises(lock.IndexBusy):
+            indexer.build([str(corpus)], db, library=lib, wait=False)
         assert main(["index", str(corpus), "--db", str(db), "--no-wait", *PATTERN_ARGS]) == 3
         assert "another `logsleuth index` is updating this index" in capsys.readouterr().err
-    assert index.build([str(corpus)], db, library=lib, wait=False).files == 4
+    assert indexer.build([str(corpus)], db, library=lib, wait=False).files == 4
 
 
 # ---------------------------------------------------------------- the compact findings file
 
 
 def _parts_only(db: Path) -> pl.DataFrame:
-    parts = sorted({str(db / p) for p in index.read_manifest(db)["part"].drop_nulls()})
+    parts = sorted({str(db / p) for p in store.read_manifest(db)["part"].drop_nulls()})
     return pl.read_parquet(parts)
 
 
@@ -212,50 +214,50 @@ KEY = ["session", "source", "seq", "pattern", "fingerprint"]
 
 def test_compact_file_holds_exactly_the_listed_parts(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "db"
-    index.build([str(corpus)], db, library=lib)
-    compact = pl.read_parquet(db / index_compact.COMPACT)  # plain Parquet too
-    assert compact.schema == pl.Schema(index.FINDING_SCHEMA)
-    assert compact.sort(KEY).equals(_parts_only(db).sort(KEY))
-    assert compact.select("pattern", "fingerprint").equals(compact.select("pattern", "fingerprint").sort(
+    indexer.build([str(corpus)], db, library=lib)
+    whole = pl.read_parquet(db / compact.COMPACT)  # plain Parquet too
+    assert whole.schema == pl.Schema(schema.FINDING_SCHEMA)
+    assert whole.sort(KEY).equals(_parts_only(db).sort(KEY))
+    assert whole.select("pattern", "fingerprint").equals(whole.select("pattern", "fingerprint").sort(
         "pattern", "fingerprint"))
-    parts = index.read_manifest(db)["part"].drop_nulls().to_list()
-    assert index_compact.compact_state(db) == index_compact.state_of(parts)
-    assert index_compact.scan_valid(db, parts) is not None
-    assert index.load(db).sort(KEY).equals(compact.sort(KEY))
+    parts = store.read_manifest(db)["part"].drop_nulls().to_list()
+    assert compact.compact_state(db) == compact.state_of(parts)
+    assert compact.scan_valid(db, parts) is not None
+    assert store.load(db).sort(KEY).equals(whole.sort(KEY))
     # a no-op run leaves it alone; a run that changes nothing but finds it missing writes it again
-    mtime = (db / index_compact.COMPACT).stat().st_mtime_ns
-    assert index.build([str(corpus)], db, library=lib).unchanged == 4
-    assert (db / index_compact.COMPACT).stat().st_mtime_ns == mtime
-    (db / index_compact.COMPACT).unlink()
-    assert index.load(db).sort(KEY).equals(compact.sort(KEY))  # from the parts
-    index.build([str(corpus)], db, library=lib)
-    assert index_compact.compact_state(db) == index_compact.state_of(parts)
+    mtime = (db / compact.COMPACT).stat().st_mtime_ns
+    assert indexer.build([str(corpus)], db, library=lib).unchanged == 4
+    assert (db / compact.COMPACT).stat().st_mtime_ns == mtime
+    (db / compact.COMPACT).unlink()
+    assert store.load(db).sort(KEY).equals(whole.sort(KEY))  # from the parts
+    indexer.build([str(corpus)], db, library=lib)
+    assert compact.compact_state(db) == compact.state_of(parts)
 
 
 def test_stale_or_broken_compact_file_is_never_used(corpus: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "db"
-    index.build([str(corpus)], db, library=lib)
-    stale = (db / index_compact.COMPACT).read_bytes()
+    indexer.build([str(corpus)], db, library=lib)
+    stale = (db / compact.COMPACT).read_bytes()
     (corpus / "b" / "other.jsonl").unlink()
-    index.build([str(corpus)], db, library=lib)
-    assert set(index.load(db)["source"]) == {str(p) for p in corpus.rglob("*.jsonl")}
-    (db / index_compact.COMPACT).write_bytes(stale)  # e.g. a run killed after the manifest, before this
+    indexer.build([str(corpus)], db, library=lib)
+    assert set(store.load(db)["source"]) == {str(p) for p in corpus.rglob("*.jsonl")}
+    (db / compact.COMPACT).write_bytes(stale)  # e.g. a run killed after the manifest, before this
     now = _parts_only(db).sort(KEY)
     assert not now.filter(pl.col("source").str.ends_with("other.jsonl")).height
-    assert index.load(db).sort(KEY).equals(now)
-    assert index.scan(db).collect().sort(KEY).equals(now)
-    (db / index_compact.COMPACT).write_bytes(b"PAR1 not really")
-    assert index.load(db).sort(KEY).equals(now)
-    index.build([str(corpus)], db, library=lib)  # the next run replaces it
-    assert pl.read_parquet(db / index_compact.COMPACT).sort(KEY).equals(now)
+    assert store.load(db).sort(KEY).equals(now)
+    assert store.scan(db).collect().sort(KEY).equals(now)
+    (db / compact.COMPACT).write_bytes(b"PAR1 not really")
+    assert store.load(db).sort(KEY).equals(now)
+    indexer.build([str(corpus)], db, library=lib)  # the next run replaces it
+    assert pl.read_parquet(db / compact.COMPACT).sort(KEY).equals(now)
 
 
 def test_empty_index_has_an_empty_compact_file(tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
     quiet = write(tmp_path / "quiet" / "q.log", "all good\n")
     db = tmp_path / "db"
-    index.build([str(quiet.parent)], db, library=lib)
-    assert pl.read_parquet(db / index_compact.COMPACT).height == 0
-    assert index.load(db).height == 0
+    indexer.build([str(quiet.parent)], db, library=lib)
+    assert pl.read_parquet(db / compact.COMPACT).height == 0
+    assert store.load(db).height == 0
 
 
 # ---------------------------------------------------------------- crash safety and concurrency
@@ -284,9 +286,9 @@ def _analyse_text(text: str, lib) -> pl.DataFrame:  # type: ignore[no-untyped-de
 
 def _check_consistent(db: Path, expected: dict[int, int]) -> int:
     """The index opens, every listed part is there and whole, and no session is half-indexed."""
-    if not (db / index.MANIFEST).exists():
+    if not (db / schema.MANIFEST).exists():
         return 0
-    manifest = index.read_manifest(db)
+    manifest = store.read_manifest(db)
     for r in manifest.iter_rows(named=True):
         part = pl.read_parquet(db / r["part"]).filter(pl.col("source") == r["source"])
         assert part.height == r["findings"], r
@@ -296,7 +298,7 @@ def _check_consistent(db: Path, expected: dict[int, int]) -> int:
         for session, n in sessions.iter_rows():
             errors = int(session.rsplit("-e", 1)[1])
             assert n == expected[errors], (session, n)
-    return index.load(db).height
+    return store.load(db).height
 
 
 def _mutate(corpus: Path, rng: random.Random, version: int) -> None:
@@ -315,7 +317,7 @@ def _file_text(stem: str, version: int, rng: random.Random) -> str:
 
 
 def _lock_is_held(db: Path) -> bool:
-    with open(db / index.LOCK, "a+b") as f:
+    with open(db / schema.LOCK, "a+b") as f:
         try:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -331,7 +333,7 @@ def _crash_lane(root: Path, seed: int, reps: int, expected: dict[int, int]) -> i
     for i in range(12):
         write(corpus / f"f{i:02d}.jsonl", _file_text(f"{root.name}{i:02d}", 0, rng))
     subprocess.run(_index_cmd(corpus, db), check=True, capture_output=True)
-    env = {**os.environ, index.SLOW_ENV: "25", index.COMMIT_ENV: "2"}
+    env = {**os.environ, indexer.SLOW_ENV: "25", indexer.COMMIT_ENV: "2"}
     mid_run = 0
     for rep in range(1, reps + 1):
         _mutate(corpus, rng, rep)
@@ -351,7 +353,7 @@ def _crash_lane(root: Path, seed: int, reps: int, expected: dict[int, int]) -> i
     done = subprocess.run(_index_cmd(corpus, db), check=True, capture_output=True, text=True)
     assert json.loads(done.stdout)["errors"] == []
     _check_consistent(db, expected)
-    assert not list((db / index.PARTS).glob(".*.tmp")) and not list(db.glob(".*.tmp"))
+    assert not list((db / schema.PARTS).glob(".*.tmp")) and not list(db.glob(".*.tmp"))
     return mid_run
 
 
@@ -368,7 +370,7 @@ def test_kill_9_mid_run_leaves_a_consistent_index(tmp_path: Path, lib) -> None: 
     for lane in lanes:
         now = pl.concat([_analyse_text(f.read_text(), lib) for f in sorted((lane / "corpus").glob("*.jsonl"))])
         key = ["session", "seq", "pattern", "fingerprint"]
-        assert index.load(lane / "db").select(key).sort(key).equals(now.select(key).sort(key))
+        assert store.load(lane / "db").select(key).sort(key).equals(now.select(key).sort(key))
 
 
 def test_concurrent_runs_do_not_corrupt(tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
@@ -377,7 +379,7 @@ def test_concurrent_runs_do_not_corrupt(tmp_path: Path, lib) -> None:  # type: i
     corpus, db = tmp_path / "corpus", tmp_path / "db"
     for i in range(6):
         write(corpus / f"f{i:02d}.jsonl", _file_text(f"f{i:02d}", 0, rng))
-    env = {**os.environ, index.SLOW_ENV: "20"}
+    env = {**os.environ, indexer.SLOW_ENV: "20"}
     procs = [
         subprocess.Popen(_index_cmd(corpus, db), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in range(2)
@@ -395,15 +397,15 @@ def test_a_process_that_loads_twice_keeps_the_findings_and_sees_changes(  # type
     corpus: Path, tmp_path: Path, lib, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = tmp_path / "db"
-    index.build([str(corpus)], db, library=lib)
-    first = index.load(db).sort(KEY)
-    assert str(db.resolve()) not in index_compact._KEPT  # one load: nothing kept
-    assert index.load(db).sort(KEY).equals(first)
-    assert str(db.resolve()) in index_compact._KEPT  # the second load keeps every finding
+    indexer.build([str(corpus)], db, library=lib)
+    first = store.load(db).sort(KEY)
+    assert str(db.resolve()) not in compact._KEPT  # one load: nothing kept
+    assert store.load(db).sort(KEY).equals(first)
+    assert str(db.resolve()) in compact._KEPT  # the second load keeps every finding
     with monkeypatch.context() as m:
-        m.setattr(index_compact, "scan_valid", lambda *a: pytest.fail("read the file again"))
-        one = index.load(db, predicate=pl.col("pattern") == first["pattern"][0])
+        m.setattr(compact, "scan_valid", lambda *a: pytest.fail("read the file again"))
+        one = store.load(db, predicate=pl.col("pattern") == first["pattern"][0])
         assert one["pattern"].unique().to_list() == [first["pattern"][0]]
     (corpus / "b" / "other.jsonl").unlink()  # a new committed state is read from disk, not memory
-    index.build([str(corpus)], db, library=lib)
-    assert not index.load(db).filter(pl.col("source").str.ends_with("other.jsonl")).height
+    indexer.build([str(corpus)], db, library=lib)
+    assert not store.load(db).filter(pl.col("source").str.ends_with("other.jsonl")).height

@@ -1,4 +1,4 @@
-"""Small inputs analysed in batches (index_batch.py, index_textbatch.py) get exactly the rows they
+"""Small inputs analysed in batches (index/batch.py, index/textbatch.py) get exactly the rows they
 get analysed alone, and a part shared by a batch stays right when some of its inputs change."""
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from logsleuth import index
-from logsleuth.index_batch import analyse_batch
-from logsleuth.index_pool import Task, analyse
+from logsleuth.index import build as indexer
+from logsleuth.index import store
+from logsleuth.index.analyse import Task, analyse
+from logsleuth.index.batch import analyse_batch
 from logsleuth.library import load_library
 
 ROOT = Path(__file__).resolve().parent
@@ -75,7 +76,7 @@ def test_a_batch_gives_every_input_the_rows_it_gets_alone(tmp_path: Path, lib) -
 def test_the_text_batch_reads_each_log_as_logscan_does(tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
     from logsleuth import ingest
     from logsleuth.classify import scan_terms
-    from logsleuth.index_textbatch import read_texts
+    from logsleuth.index.textbatch import read_texts
     from logsleuth.ingest import logscan
 
     terms = scan_terms(lib)
@@ -99,17 +100,17 @@ def test_a_shared_part_loses_the_rows_of_an_input_that_changed(tmp_path: Path, l
     for i, raw in enumerate(CORPUS.read_bytes().splitlines()[:12]):
         (src / f"r{i:02d}.log").write_text(orjson.loads(raw)["log"].rstrip("\n") + "\n")
     db = tmp_path / "db"
-    index.build([str(src)], db, library=lib)
-    manifest = index.read_manifest(db)
+    indexer.build([str(src)], db, library=lib)
+    manifest = store.read_manifest(db)
     with_rows = manifest.filter(pl.col("part").is_not_null())
     assert with_rows["part"].n_unique() < with_rows.height  # small inputs share a part
-    before = index.load(db)
+    before = store.load(db)
     changed, gone = src / "r00.log", src / "r01.log"
     changed.write_text("ImportError: libcudart.so.12: cannot open shared object file: No such file or directory\n")
     gone.unlink()
-    s = index.build([str(src)], db, library=lib)
+    s = indexer.build([str(src)], db, library=lib)
     assert (s.files, s.removed, s.errors) == (1, 1, [])
-    after = index.load(db)
+    after = store.load(db)
     fresh = analyse(Task(str(changed), "", 0), lib).result
     assert fresh is not None
     mine = after.filter(pl.col("source") == str(changed))
@@ -119,7 +120,7 @@ def test_a_shared_part_loses_the_rows_of_an_input_that_changed(tmp_path: Path, l
     key = ["source", "session", "seq", "pattern", "line"]
     assert_frame_equal(after.filter(~pl.col("source").is_in([str(changed)])).sort(key), rest.sort(key))
     # every listed part holds only rows of inputs listing it, and nothing unlisted is left behind
-    manifest = index.read_manifest(db)
+    manifest = store.read_manifest(db)
     for part, group in manifest.filter(pl.col("part").is_not_null()).group_by("part"):
         rows = pl.read_parquet(db / str(part[0]))
         assert set(rows["source"]) == set(group["source"])
@@ -128,5 +129,5 @@ def test_a_shared_part_loses_the_rows_of_an_input_that_changed(tmp_path: Path, l
     assert listed == set(manifest["part"].drop_nulls())
     # --force rebuilds the same rows
     shutil.rmtree(db / "findings")
-    assert index.build([str(src)], db, library=lib, force=True).errors == []
-    assert_frame_equal(index.load(db).sort(key), after.sort(key))
+    assert indexer.build([str(src)], db, library=lib, force=True).errors == []
+    assert_frame_equal(store.load(db).sort(key), after.sort(key))

@@ -9,7 +9,8 @@ import pytest
 duckdb = pytest.importorskip("duckdb")
 
 from index_sessions import FIXTURE_PATTERNS, nvrtc_fixed, ptxas_catch22, ptxas_fixed, write  # noqa: E402
-from logsleuth import index  # noqa: E402
+from logsleuth.index import build as indexer  # noqa: E402
+from logsleuth.index import store  # noqa: E402
 from logsleuth.library import load_library  # noqa: E402
 
 
@@ -26,8 +27,8 @@ def test_duckdb_reads_the_committed_findings(tmp_path: Path) -> None:
     write(corpus / "nvrtc.jsonl", nvrtc_fixed())
     write(corpus / "c22.jsonl", ptxas_catch22())
     db = tmp_path / "team-index"
-    index.build([str(corpus / "ptxas.jsonl"), str(corpus / "nvrtc.jsonl")], db, library=lib, origin="alice")
-    index.build([str(corpus / "c22.jsonl")], db, library=lib, origin="bob")
+    indexer.build([str(corpus / "ptxas.jsonl"), str(corpus / "nvrtc.jsonl")], db, library=lib, origin="alice")
+    indexer.build([str(corpus / "c22.jsonl")], db, library=lib, origin="bob")
     parts = committed_parts(db)
     assert len(parts) == 2  # alice's two small inputs were analysed in one batch: one part
     con = duckdb.connect()
@@ -44,6 +45,6 @@ def test_duckdb_reads_the_committed_findings(tmp_path: Path) -> None:
     by_origin = dict(con.execute("SELECT origin, count(DISTINCT session) FROM findings GROUP BY origin").fetchall())
     assert by_origin == {"alice": 2, "bob": 1}
     # the same rows polars reads through logsleuth (the compact file holds the same state)
-    assert con.execute("SELECT count(*) FROM findings").fetchone()[0] == index.load(db).height
+    assert con.execute("SELECT count(*) FROM findings").fetchone()[0] == store.load(db).height
     compact = duckdb.connect().execute(f"SELECT count(*) FROM read_parquet('{db}/findings.parquet')").fetchone()
-    assert compact is not None and compact[0] == index.load(db).height
+    assert compact is not None and compact[0] == store.load(db).height

@@ -1,4 +1,4 @@
-"""`index` on several cores (index_pool): the same index as one process, errors kept per input,
+"""`index` on several cores (index.pool): the same index as one process, errors kept per input,
 a dead worker costs one input, and small runs start no worker at all."""
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ import polars as pl
 import pytest
 
 from index_sessions import FIXTURE_PATTERNS, write_corpus
-from logsleuth import index, index_pool
+from logsleuth.index import analyse as analyse_mod
+from logsleuth.index import build as indexer
+from logsleuth.index import pool, store
 from logsleuth.library import load_library
 
 
@@ -27,13 +29,13 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def _built(corpus: Path, db: Path, lib, jobs: int) -> tuple[dict, pl.DataFrame, pl.DataFrame]:  # type: ignore[no-untyped-def,type-arg]
-    s = index.build([str(corpus)], db, library=lib, jobs=jobs)
-    manifest = index.read_manifest(db).drop("part").sort("path")
-    return s.to_dict(), manifest, index.load(db).sort("source", "session", "seq", "pattern", "line")
+    s = indexer.build([str(corpus)], db, library=lib, jobs=jobs)
+    manifest = store.read_manifest(db).drop("part").sort("path")
+    return s.to_dict(), manifest, store.load(db).sort("source", "session", "seq", "pattern", "line")
 
 
 def test_workers_build_the_index_one_process_builds(corpus: Path, tmp_path: Path, lib, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(index_pool, "MIN_PARALLEL_BYTES", 0)  # the fixtures are small: use workers anyway
+    monkeypatch.setattr(pool, "MIN_PARALLEL_BYTES", 0)  # the fixtures are small: use workers anyway
     one = _built(corpus, tmp_path / "one", lib, jobs=1)
     two = _built(corpus, tmp_path / "two", lib, jobs=2)
     assert one[0] == two[0]
@@ -41,23 +43,23 @@ def test_workers_build_the_index_one_process_builds(corpus: Path, tmp_path: Path
     assert one[1].equals(two[1]) and one[2].equals(two[2]) and one[2].height > 0
 
 
-def _dies_on_other(batch: list[index_pool.Task]) -> list[index_pool.Outcome]:
+def _dies_on_other(batch: list[analyse_mod.Task]) -> list[analyse_mod.Outcome]:
     """Runs in a worker (pickled by reference): the worker analysing `other.jsonl` dies."""
     if any(task.source.endswith("other.jsonl") for task in batch):
         os._exit(3)
-    assert index_pool._LIBRARY is not None
-    return [index_pool.analyse(task, index_pool._LIBRARY) for task in batch]
+    assert pool._LIBRARY is not None
+    return [analyse_mod.analyse(task, pool._LIBRARY) for task in batch]
 
 
 def test_a_dead_worker_fails_one_input_and_the_rest_are_indexed(corpus: Path, tmp_path: Path, lib, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(index_pool, "MIN_PARALLEL_BYTES", 0)
-    monkeypatch.setattr(index_pool, "_work", _dies_on_other)
-    monkeypatch.setattr(index_pool, "BATCH_FILES", 1)  # a dead worker fails its whole batch: one input here
-    s = index.build([str(corpus)], tmp_path / "db", library=lib, jobs=2)
+    monkeypatch.setattr(pool, "MIN_PARALLEL_BYTES", 0)
+    monkeypatch.setattr(pool, "_work", _dies_on_other)
+    monkeypatch.setattr(pool, "BATCH_FILES", 1)  # a dead worker fails its whole batch: one input here
+    s = indexer.build([str(corpus)], tmp_path / "db", library=lib, jobs=2)
     # the input waited for when the pool broke fails; whatever was still to come is analysed here
     assert len(s.errors) == 1 and "a worker process died" in s.errors[0]
     assert s.files == 4 and s.total_files == 4
-    listed = set(index.read_manifest(tmp_path / "db")["source"])
+    listed = set(store.read_manifest(tmp_path / "db")["source"])
     assert str(corpus / "c.log") in listed
 
 
@@ -65,13 +67,13 @@ def test_a_small_run_starts_no_worker(corpus: Path, tmp_path: Path, lib, monkeyp
     def no_pool(*a, **k):  # type: ignore[no-untyped-def]
         raise AssertionError("a worker pool was started for a few KB")
 
-    monkeypatch.setattr(index_pool, "ProcessPoolExecutor", no_pool)
-    s = index.build([str(corpus)], tmp_path / "db", library=lib, jobs=4)
+    monkeypatch.setattr(pool, "ProcessPoolExecutor", no_pool)
+    s = indexer.build([str(corpus)], tmp_path / "db", library=lib, jobs=4)
     assert s.files == 5 and s.errors == []
 
 
 def test_jobs_default_from_the_environment(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv(index_pool.JOBS_ENV, "3")
-    assert index_pool.default_jobs() == 3
-    monkeypatch.delenv(index_pool.JOBS_ENV)
-    assert 1 <= index_pool.default_jobs() <= index_pool.MAX_JOBS
+    monkeypatch.setenv(pool.JOBS_ENV, "3")
+    assert pool.default_jobs() == 3
+    monkeypatch.delenv(pool.JOBS_ENV)
+    assert 1 <= pool.default_jobs() <= pool.MAX_JOBS

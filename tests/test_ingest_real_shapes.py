@@ -132,7 +132,7 @@ def test_postmortem_names_the_other_sessions(shared: Path) -> None:
 
 
 def test_auto_roots_prefer_the_opencode_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from logsleuth import index
+    from logsleuth.index import files as index_files
 
     home, data = tmp_path / "home", tmp_path / "data"
     for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME"):
@@ -140,6 +140,6 @@ def test_auto_roots_prefer_the_opencode_database(tmp_path: Path, monkeypatch: py
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_DATA_HOME", str(data))
     (data / "opencode" / "storage").mkdir(parents=True)
-    assert index.auto_roots() == [str(data / "opencode" / "storage")]
+    assert index_files.auto_roots() == [str(data / "opencode" / "storage")]
     (data / "opencode" / "opencode.db").write_bytes(b"SQLite format 3\x00")
-    assert index.auto_roots() == [str(data / "opencode" / "opencode.db")]
+    assert index_files.auto_roots() == [str(data / "opencode" / "opencode.db")]

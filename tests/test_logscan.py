@@ -2,7 +2,7 @@
 
 - `ingest.read_candidates` (plain text logs read as their candidate records only) + `classify`
   == `ingest.read` + `classify`, byte for byte in the JSON, across chunk boundaries too;
-- the index rows of a plain log (`index_rows.analyse_input`, which reads candidates) == the rows
+- the index rows of a plain log (`index.analyse.analyse_input`, which reads candidates) == the rows
   of the full read;
 - `render.fasttable.render_table` == rich's own table for the same (plain-text) cells.
 """
@@ -61,7 +61,7 @@ def test_same_across_chunk_boundaries(tmp_path: Path, lib, monkeypatch: pytest.M
 def _full_rows(path: Path, lib):  # type: ignore[no-untyped-def]
     """The index rows of a plain log from the full read (what `analyse_input` did before)."""
     from logsleuth.analysis import analyze_transcript
-    from logsleuth.index_rows import analysis_rows, findings_frame
+    from logsleuth.index.rows import analysis_rows, findings_frame
 
     t = ingest.read(str(path))
     rows = []
@@ -72,7 +72,7 @@ def _full_rows(path: Path, lib):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("path", LOGS, ids=lambda p: p.name)
 def test_index_rows_of_a_log_are_those_of_the_full_read(path: Path, lib) -> None:  # type: ignore[no-untyped-def]
-    from logsleuth.index_rows import analyse_input
+    from logsleuth.index.analyse import analyse_input
 
     want, report = _full_rows(path, lib)
     got = analyse_input(str(path), lib)
@@ -81,7 +81,7 @@ def test_index_rows_of_a_log_are_those_of_the_full_read(path: Path, lib) -> None
 
 
 def test_index_rows_same_across_chunk_boundaries(tmp_path: Path, lib, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    from logsleuth.index_rows import analyse_input
+    from logsleuth.index.analyse import analyse_input
 
     rng = random.Random(11)
     lines = [ln for p in LOGS for ln in p.read_text(errors="replace").splitlines()]

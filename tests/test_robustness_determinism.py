@@ -82,7 +82,7 @@ def test_index_rows_are_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:
         pytest.skip("needs the installed entry point")
     import orjson
 
-    from logsleuth import index
+    from logsleuth.index import store
 
     seeds = ("1", "2", "3")
     procs = [
@@ -96,7 +96,7 @@ def test_index_rows_are_the_same_whatever_the_hash_seed(tmp_path: Path) -> None:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err.decode()[-2000:]
     dumps = {
-        orjson.dumps(index.load(tmp_path / seed).sort("source", "session", "seq", "pattern", "line").to_dicts(), default=str)
+        orjson.dumps(store.load(tmp_path / seed).sort("source", "session", "seq", "pattern", "line").to_dicts(), default=str)
         for seed in seeds
     }
     assert len(dumps) == 1 and b'"resolved_by":[{' in dumps.pop()

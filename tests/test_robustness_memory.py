@@ -15,9 +15,11 @@ import orjson
 import polars as pl
 import pytest
 
-from logsleuth import index, ingest, jsonout
+from logsleuth import ingest, jsonout
 from logsleuth.cli import events as events_cli
 from logsleuth.cli import jsonstream
+from logsleuth.index import build as indexer
+from logsleuth.index import schema
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ingest"
 INPUTS = sorted(p for p in FIXTURES.glob("*/*") if p.suffix in (".jsonl", ".json", ".log", ".md"))
@@ -77,28 +79,28 @@ def test_events_output_streams(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_commits_are_spaced_by_their_cost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from logsleuth.analysis import load_library
 
-    monkeypatch.delenv(index.COMMIT_ENV, raising=False)
-    b = index._Builder(tmp_path, load_library([]), False, "here")
+    monkeypatch.delenv(indexer.COMMIT_ENV, raising=False)
+    b = indexer._Builder(tmp_path, load_library([]), False, "here")
     calls: list[int] = []
     monkeypatch.setattr(b, "commit", lambda final=False: calls.append(b.since_commit))
-    b.since_commit = 10 * index.COMMIT_EVERY_FILES
+    b.since_commit = 10 * indexer.COMMIT_EVERY_FILES
     b.commit_cost = 1000.0  # a commit that took this long waits ten times as long
     b.maybe_commit()
     assert calls == []
     b.commit_cost = 0.0
     b.maybe_commit()
-    assert calls == [10 * index.COMMIT_EVERY_FILES]
+    assert calls == [10 * indexer.COMMIT_EVERY_FILES]
 
 
 def test_a_commit_deletes_what_this_run_unlisted_only(tmp_path: Path) -> None:
     from logsleuth.analysis import load_library
 
-    b = index._Builder(tmp_path, load_library([]), False, "here")
-    parts = tmp_path / index.PARTS
+    b = indexer._Builder(tmp_path, load_library([]), False, "here")
+    parts = tmp_path / schema.PARTS
     parts.mkdir()
     for name in ("part-old.parquet", "part-stray.parquet"):
         (parts / name).write_bytes(b"x")
-    b.rows[("here", "/a")] = {"path": "/a", "part": f"{index.PARTS}/part-old.parquet", "origin": "here",
+    b.rows[("here", "/a")] = {"path": "/a", "part": f"{schema.PARTS}/part-old.parquet", "origin": "here",
                               "source": "a", "size": 1, "mtime_ns": 1, "sha256": "s", "format": "text",
                               "sessions": 1, "findings": 1, "skipped": 0, "library": "l", "version": 2}
     b.drop("/a")

@@ -23,10 +23,12 @@ from index_sessions import (
     ptxas_fixed,
     write,
 )
-from logsleuth import index, search, search_rank
 from logsleuth.cli import main
 from logsleuth.errors import UsageError
+from logsleuth.index import build as indexer
+from logsleuth.index import patterns
 from logsleuth.library import load_library
+from logsleuth.search import engine, query, rank
 
 PATTERN_ARGS = ["--no-builtin", "--patterns", str(FIXTURE_PATTERNS)]
 TRACEBACK = f"""Traceback (most recent call last):
@@ -53,7 +55,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def db(corpus: Path, lib) -> Path:  # type: ignore[no-untyped-def]
     path = corpus.parent / "db"
-    assert index.build([str(corpus)], path, library=lib).errors == []
+    assert indexer.build([str(corpus)], path, library=lib).errors == []
     return path
 
 
@@ -63,7 +65,7 @@ def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:  # type: igno
 
 
 def test_ptxas_query_finds_sessions_and_fixes(db: Path, corpus: Path, lib) -> None:  # type: ignore[no-untyped-def]
-    r = search.search(PTXAS, db=db, lib=lib)
+    r = engine.search(PTXAS, db=db, lib=lib)
     assert r.query.pattern == "ptxas-unsupported-ptx-version"
     assert dict(r.query.captures) == {"ptx_version": "9.2", "ptxas_max": "9.0"}
     # same fingerprint first (newest first among equals), the other versions last
@@ -84,7 +86,7 @@ def test_ptxas_query_finds_sessions_and_fixes(db: Path, corpus: Path, lib) -> No
 
 
 def test_traceback_query_finds_the_library_fix(db: Path, lib) -> None:  # type: ignore[no-untyped-def]
-    r = search.search(TRACEBACK, db=db, lib=lib)
+    r = engine.search(TRACEBACK, db=db, lib=lib)
     assert r.query.pattern != "python-traceback"  # the cause beneath the wrapper
     assert r.query.captures.get("lib") == "libnvrtc.so.13"
     by_session = {h.session: h for h in r.hits}
@@ -119,16 +121,16 @@ def test_table_output(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_pattern_id_query_and_filters(db: Path, lib) -> None:  # type: ignore[no-untyped-def]
-    r = search.search("ptxas-unsupported-ptx-version", db=db, lib=lib)
+    r = engine.search("ptxas-unsupported-ptx-version", db=db, lib=lib)
     assert r.query.by_id and {h.session for h in r.hits} == {"sess-c22", "sess-ptxas", "sess-other"}
     assert [h.session for h in r.hits] == ["sess-c22", "sess-ptxas", "sess-other"]  # newest first
-    since = search.search(PTXAS, db=db, lib=lib, since=search.parse_since("2026-01-11"))
+    since = engine.search(PTXAS, db=db, lib=lib, since=query.parse_since("2026-01-11"))
     assert [h.session for h in since.hits] == ["sess-c22"]
-    assert search.search(PTXAS, db=db, lib=lib, category="missing_shared_library").hits == ()
-    assert len(search.search(PTXAS, db=db, lib=lib, category="ptxas_unsupported_ptx_version").hits) == 3
-    assert len(search.search(PTXAS, db=db, lib=lib, limit=1).hits) == 1
+    assert engine.search(PTXAS, db=db, lib=lib, category="missing_shared_library").hits == ()
+    assert len(engine.search(PTXAS, db=db, lib=lib, category="ptxas_unsupported_ptx_version").hits) == 3
+    assert len(engine.search(PTXAS, db=db, lib=lib, limit=1).hits) == 1
     with pytest.raises(UsageError):
-        search.parse_since("last tuesday")
+        query.parse_since("last tuesday")
 
 
 def test_cli_filters(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -138,11 +140,11 @@ def test_cli_filters(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_unclassified_query_falls_back_to_text(db: Path, lib) -> None:  # type: ignore[no-untyped-def]
-    r = search.search("sgl_kernel import dies: libnvrtc.so.13 missing??", db=db, lib=lib)
+    r = engine.search("sgl_kernel import dies: libnvrtc.so.13 missing??", db=db, lib=lib)
     assert r.query.pattern is None
     assert {h.session for h in r.hits} == {"sess-nvrtc", "sess-c22"}
     assert len({(h.session, h.seq) for h in r.hits}) == len(r.hits)  # one hit per event
-    assert search.search("zebra crossing quantum", db=db, lib=lib).hits == ()
+    assert engine.search("zebra crossing quantum", db=db, lib=lib).hits == ()
 
 
 def test_in_files_without_an_index(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -167,12 +169,12 @@ def test_library_is_loaded_once(monkeypatch: pytest.MonkeyPatch, db: Path) -> No
         calls.append(args)
         return real(*args, **kwargs)
 
-    search.library.cache_clear()
+    patterns.library.cache_clear()
     monkeypatch.setattr(library_mod, "load_library", counting)
     for _ in range(3):
-        search.search(PTXAS, db=db, pattern_dirs=[str(FIXTURE_PATTERNS)])
+        engine.search(PTXAS, db=db, pattern_dirs=[str(FIXTURE_PATTERNS)])
     assert len(calls) == 1
-    search.library.cache_clear()
+    patterns.library.cache_clear()
 
 
 def test_search_never_imports_spacy(db: Path) -> None:
@@ -197,9 +199,9 @@ def _sample_files() -> list[str]:
 @pytest.mark.skipif(not list(SAMPLES.glob("*/case.yaml")), reason="sample_logs/ not written yet")
 def test_sample_logs_sglang_sm120(tmp_path: Path) -> None:
     db = tmp_path / "db"
-    s = index.build(_sample_files(), db)
+    s = indexer.build(_sample_files(), db)
     assert s.files > 0 and s.errors == []
-    r = search.search("Unsupported .version 9.2", db=db)
+    r = engine.search("Unsupported .version 9.2", db=db)
     hits = [h for h in r.hits if "sglang-sm120" in h.source]
     assert hits, [h.source for h in r.hits]
     resolved = [h for h in hits if h.pattern == "ptxas-unsupported-ptx-version" and h.action]
@@ -210,23 +212,23 @@ def test_sample_logs_sglang_sm120(tmp_path: Path) -> None:
 def test_compact_file_and_parts_give_the_same_results(db: Path, tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
     import shutil
 
-    from logsleuth import index_compact
+    from logsleuth.index import compact
 
-    assert (db / index_compact.COMPACT).exists()
+    assert (db / compact.COMPACT).exists()
     parts_db = tmp_path / "parts-only"
     shutil.copytree(db, parts_db)
-    (parts_db / index_compact.COMPACT).unlink()
+    (parts_db / compact.COMPACT).unlink()
     queries = [PTXAS, NVRTC, TRACEBACK, "ptxas-unsupported-ptx-version", "nvrtc sgl_kernel Unsupported version",
                "something nobody has seen"]
     for q in queries:
         for kw in ({}, {"limit": 1}, {"category": "ptxas_unsupported_ptx_version"}):
-            a = search.search(q, db=db, lib=lib, **kw).to_dict()  # type: ignore[arg-type]
-            b = search.search(q, db=parts_db, lib=lib, **kw).to_dict()  # type: ignore[arg-type]
+            a = engine.search(q, db=db, lib=lib, **kw).to_dict()  # type: ignore[arg-type]
+            b = engine.search(q, db=parts_db, lib=lib, **kw).to_dict()  # type: ignore[arg-type]
             assert a == b, (q, kw)
-    assert search.search("nvrtc sgl_kernel Unsupported version", db=db, lib=lib).hits  # full-text path
+    assert engine.search("nvrtc sgl_kernel Unsupported version", db=db, lib=lib).hits  # full-text path
 
 
-def _classify_query_reference(text: str, lib) -> search.Query:  # type: ignore[no-untyped-def]
+def _classify_query_reference(text: str, lib) -> query.Query:  # type: ignore[no-untyped-def]
     """What search did before its fast path: the whole classify.classify on the query as an event."""
     import polars as pl
 
@@ -241,10 +243,10 @@ def _classify_query_reference(text: str, lib) -> search.Query:  # type: ignore[n
             "tool": None, "call_id": None, "text": text, "is_error": True if as_result else None, "exit_code": None,
         }  # fmt: skip
         result = classify(pl.DataFrame([row], schema=EVENT_SCHEMA), lib)
-        f = search._pick(result.findings, result.primary)
+        f = query._pick(result.findings, result.primary)
         if f is not None:
-            return search.Query(text, f.pattern, f.category, dict(f.captures), f.fingerprint)
-    return search.Query(text, None)
+            return query.Query(text, f.pattern, f.category, dict(f.captures), f.fingerprint)
+    return query.Query(text, None)
 
 
 def test_fast_query_classification_matches_classify() -> None:
@@ -259,20 +261,20 @@ def test_fast_query_classification_matches_classify() -> None:
     texts = [t for t in dict.fromkeys(texts) if t.strip() and builtin.get(t.strip()) is None]
     assert len(texts) > 50
     for t in texts:
-        assert search.classify_query(t, builtin) == _classify_query_reference(t, builtin), t
+        assert query.classify_query(t, builtin) == _classify_query_reference(t, builtin), t
 
 
-def _polars_rank(q: search.Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
+def _polars_rank(q: query.Query, rows: pl.DataFrame, limit: int) -> pl.DataFrame:
     """The ranking of one pattern's findings as polars expressions (stable sorts): the reference
-    `search_rank.rank_pattern` must agree with."""
-    text_sim = pl.Series("text_sim", search_rank._text_scores(q.text, rows["text"].fill_null("").to_list()), pl.Float64)
+    `rank.rank_pattern` must agree with."""
+    text_sim = pl.Series("text_sim", rank._text_scores(q.text, rows["text"].fill_null("").to_list()), pl.Float64)
     fp = pl.lit(False) if q.fingerprint is None else pl.col("fingerprint") == q.fingerprint
     caps = [(pl.col("captures").str.json_path_match(f"$.{k}") == v).fill_null(False).cast(pl.Float64)
             for k, v in sorted(q.captures.items())]
     cap_sim = (pl.sum_horizontal(caps) / len(caps)) if caps else pl.lit(0.0)
     scored = rows.with_columns(text_sim).with_columns(fp_eq=fp.cast(pl.Float64), cap_sim=cap_sim)
-    scored = scored.with_columns(score=search_rank.W_PATTERN + search_rank.W_FP * pl.col("fp_eq")
-                                 + search_rank.W_CAPTURES * pl.col("cap_sim") + search_rank.W_TEXT * pl.col("text_sim"))
+    scored = scored.with_columns(score=rank.W_PATTERN + rank.W_FP * pl.col("fp_eq")
+                                 + rank.W_CAPTURES * pl.col("cap_sim") + rank.W_TEXT * pl.col("text_sim"))
     key = ["session", "source", "pattern", "fingerprint"]
     counts = scored.group_by(key).len("occurrences")
     best = (scored.sort(["fp_eq", "cap_sim", "text_sim", "seq", "line"], descending=[True, True, True, False, False],
@@ -299,11 +301,11 @@ def test_pattern_ranking_matches_its_polars_reference() -> None:
             "captures": [rng.choice([None, "{}", '{"v": "9.2"}', '{"v": "9.0", "w": "x"}', '{"w": "x"}']) for _ in range(n)],
             "text": [" ".join(rng.choice(words) for _ in range(rng.randint(0, 8))) for _ in range(n)],
         }, schema_overrides={"ts": pl.Datetime("us", "UTC")})
-        q = search.Query(text=" ".join(rng.choice(words) for _ in range(5)), pattern="p",
+        q = query.Query(text=" ".join(rng.choice(words) for _ in range(5)), pattern="p",
                          captures=rng.choice([{}, {"v": "9.2"}, {"v": "9.0", "w": "x"}]),
                          fingerprint=rng.choice([None, "f1", "f2"]))
         limit = rng.choice([1, 3, 10])
-        fast = search_rank.rank_pattern(q, rows, limit)
+        fast = rank.rank_pattern(q, rows, limit)
         ref = _polars_rank(q, rows, limit)
         assert fast.select("session", "source", "line", "seq", "fingerprint", "occurrences").equals(
             ref.select("session", "source", "line", "seq", "fingerprint", "occurrences"))

@@ -1,4 +1,4 @@
-"""search_fuzzy (the standard-library token_set_ratio) agrees with rapidfuzz to the bit."""
+"""search.fuzzy (the standard-library token_set_ratio) agrees with rapidfuzz to the bit."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 import pytest
 from rapidfuzz import fuzz, utils
 
-from logsleuth import search_fuzzy
+from logsleuth.search import fuzzy
 
 WORDS = ["cuda", "error", "out", "of", "memory", "nvcc", "fatal", "Unsupported", "gpu", "sm_90", "libnvrtc.so.13",
          "RuntimeError:", "NCCL", "WARN", "a", "b", "ä", "Ölfass", "x_y", "--flag", "", "12", "1.2.3", "(null)", "cut…", "—", "✗"]
@@ -22,10 +22,10 @@ def test_token_set_ratio_equals_rapidfuzz_exactly() -> None:
     rng = random.Random(5)
     for _ in range(3000):
         a, b = _text(rng), _text(rng)
-        assert search_fuzzy.token_set_ratio(a, b) == fuzz.token_set_ratio(a, b), (a, b)
-        pa, pb = search_fuzzy.default_process(a), search_fuzzy.default_process(b)
+        assert fuzzy.token_set_ratio(a, b) == fuzz.token_set_ratio(a, b), (a, b)
+        pa, pb = fuzzy.default_process(a), fuzzy.default_process(b)
         assert (pa, pb) == (utils.default_process(a), utils.default_process(b))
-        assert search_fuzzy.token_set_ratio(pa, pb) == fuzz.token_set_ratio(pa, pb), (a, b)
+        assert fuzzy.token_set_ratio(pa, pb) == fuzz.token_set_ratio(pa, pb), (a, b)
 
 
 def test_ratio_many_is_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -38,8 +38,8 @@ def test_ratio_many_is_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> N
         raise AssertionError("rapidfuzz called for a few ASCII texts")
 
     monkeypatch.setattr(fuzz, "token_set_ratio", refuse)
-    assert search_fuzzy.ratio_many(query, texts) == want  # in pure Python
+    assert fuzzy.ratio_many(query, texts) == want  # in pure Python
     monkeypatch.undo()
-    monkeypatch.setattr(search_fuzzy, "PURE_LIMIT", 0)
-    assert search_fuzzy.ratio_many(query, texts) == want  # with rapidfuzz
+    monkeypatch.setattr(fuzzy, "PURE_LIMIT", 0)
+    assert fuzzy.ratio_many(query, texts) == want  # with rapidfuzz
     assert max(want.values()) <= 1.0 and min(want.values()) < 1.0

@@ -1,4 +1,4 @@
-"""Full-text ranking in SQL (search_rank.TEXT_SQL): FTS5's bm25 per distinct text, then the
+"""Full-text ranking in SQL (rank.TEXT_SQL): FTS5's bm25 per distinct text, then the
 ranking rules (threshold, one hit per event, content-hash dedupe, one hit per error of a session
 with its count, newest first on equal scores). Checked against a bm25 written out here."""
 
@@ -12,7 +12,9 @@ from typing import Any
 import polars as pl
 import pytest
 
-from logsleuth import search_cli, search_rank, search_sidecar
+from logsleuth.index import sidecar, sidecar_write
+from logsleuth.search import rank
+from logsleuth.search.hits import hits_of
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -27,10 +29,10 @@ def _row(session: str, text: str, *, seq: int = 1, day: int = 1, pattern: str = 
 
 
 def _hits(rows: list[dict[str, Any]], query: str, **kw: Any) -> list[tuple[str, float, int]]:
-    con = search_sidecar.memory(pl.DataFrame(rows))
+    con = sidecar_write.memory(pl.DataFrame(rows))
     try:
-        top = search_rank.text_hits(con, query, **kw)
-        hits = search_cli.hits_of(con, top)
+        top = rank.text_hits(con, query, **kw)
+        hits = hits_of(con, top)
     finally:
         con.close()
     return [(h.session, h.score, h.occurrences) for h in hits]
@@ -75,9 +77,9 @@ TEXTS = [
 @pytest.mark.parametrize("query", ["sgl_kernel libnvrtc.so.13 cannot open", "shared object file", "ImportError exit"])
 def test_bm25_order_and_scores_match_the_formula(query: str) -> None:
     rows = [_row(f"s{i}", t, day=1 + i) for i, t in enumerate(TEXTS)]
-    ref = _bm25(TEXTS, search_rank.query_terms(query))
+    ref = _bm25(TEXTS, rank.query_terms(query))
     best = min(ref)
-    want = sorted(((r, -i) for i, r in enumerate(ref) if r <= search_rank.MIN_TEXT_SCORE * best and r < 0))
+    want = sorted(((r, -i) for i, r in enumerate(ref) if r <= rank.MIN_TEXT_SCORE * best and r < 0))
     got = _hits(rows, query)
     # equal scores: newest first (higher day)
     assert [s for s, _, _ in got] == [f"s{-i}" for _, i in want]
@@ -101,10 +103,10 @@ def test_one_hit_per_error_of_a_session_with_its_count_and_best_occurrence() -> 
         _row("a", "nvcc fatal: unsupported gpu architecture compute_120", seq=4, fp="other"),
         _row("b", "unrelated text about pip", seq=1),
     ]
-    con = search_sidecar.memory(pl.DataFrame(rows))
+    con = sidecar_write.memory(pl.DataFrame(rows))
     try:
-        top = search_rank.text_hits(con, "unsupported gpu architecture compute_120")
-        hits = search_cli.hits_of(con, top)
+        top = rank.text_hits(con, "unsupported gpu architecture compute_120")
+        hits = hits_of(con, top)
     finally:
         con.close()
     assert [(h.session, h.seq, h.occurrences, h.fingerprint) for h in hits] == [("a", 1, 3, "f"), ("a", 4, 1, "other")]
@@ -113,9 +115,9 @@ def test_one_hit_per_error_of_a_session_with_its_count_and_best_occurrence() -> 
 def test_the_strongest_pattern_speaks_for_an_event() -> None:
     text = "RuntimeError: CUDA error: out of memory"
     rows = [_row("a", text, pattern="weak", priority=10), _row("a", text, pattern="strong", priority=90)]
-    con = search_sidecar.memory(pl.DataFrame(rows))
+    con = sidecar_write.memory(pl.DataFrame(rows))
     try:
-        hits = search_cli.hits_of(con, search_rank.text_hits(con, "cuda out of memory"))
+        hits = hits_of(con, rank.text_hits(con, "cuda out of memory"))
     finally:
         con.close()
     assert [h.pattern for h in hits] == ["strong"]
@@ -125,17 +127,17 @@ def test_a_session_found_twice_counts_once() -> None:
     text = "ImportError: libnvrtc.so.13: cannot open shared object file"
     rows = [_row("a", text, source="/z/copy.jsonl", sha="h1"), _row("a", text, source="/a/orig.jsonl", sha="h1"),
             _row("a", text, source="/b/other.jsonl", sha="h1", origin="laptop-2")]
-    con = search_sidecar.memory(pl.DataFrame(rows))
+    con = sidecar_write.memory(pl.DataFrame(rows))
     try:
-        hits = search_cli.hits_of(con, search_rank.text_hits(con, "libnvrtc.so.13"))
+        hits = hits_of(con, rank.text_hits(con, "libnvrtc.so.13"))
     finally:
         con.close()
     # per (content hash, session), the first (origin, source) speaks for it: ("laptop-2", ...) < ("o", ...)
     assert [(h.source, h.origin, h.occurrences) for h in hits] == [("/b/other.jsonl", "laptop-2", 1)]
     rows[2]["origin"] = "z"
-    con = search_sidecar.memory(pl.DataFrame(rows))
+    con = sidecar_write.memory(pl.DataFrame(rows))
     try:
-        hits = search_cli.hits_of(con, search_rank.text_hits(con, "libnvrtc.so.13"))
+        hits = hits_of(con, rank.text_hits(con, "libnvrtc.so.13"))
     finally:
         con.close()
     assert [(h.source, h.origin, h.occurrences) for h in hits] == [("/a/orig.jsonl", "o", 1)]
@@ -148,11 +150,11 @@ def test_filters_apply_before_the_threshold() -> None:
             _row("info", "ptxas fatal Unsupported .version 9.9", severity="info", day=28)]
     query = "ptxas Unsupported .version 9.9"
     assert [s for s, _, _ in _hits(rows, query, category="ptx")] == ["new"]  # "old" is under the threshold
-    since = search_sidecar.us_of(datetime(2026, 1, 10, tzinfo=UTC))
+    since = sidecar.us_of(datetime(2026, 1, 10, tzinfo=UTC))
     got = _hits(rows, query, since_us=since)
     assert [s for s, _, _ in got] == ["new", "other"] and got[0][1] == 1.0  # info rows are not failures
     # the threshold is relative to the best row that passes the filters
-    early = search_sidecar.us_of(datetime(2026, 1, 1, tzinfo=UTC))
+    early = sidecar.us_of(datetime(2026, 1, 1, tzinfo=UTC))
     assert _hits(rows, query, category="ptx", since_us=early, limit=1)[0][0] == "new"
     until_old = [r for r in rows if r["session"] != "new"]
     assert [s for s, _, _ in _hits(until_old, query, category="ptx")] == ["old"]
@@ -186,11 +188,11 @@ def _random_pattern_rows(seed: int) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_pattern_ranking_in_sql_is_rank_pattern(seed: int) -> None:
-    from logsleuth.search import Query
+    from logsleuth.search.query import Query
 
     rows = [{**r, "row": i + 1} for i, r in enumerate(_random_pattern_rows(seed))]
     frame = pl.DataFrame(rows)
-    con = search_sidecar.memory(frame)
+    con = sidecar_write.memory(frame)
     try:
         for q in (Query("CUDA error: out of memory (alloc 2 GiB)", "oom", "c", {"gib": "2", "dev": "0"}, "f2"),
                   Query("oom", "oom", "c"), Query("CUDA out of memory", "other", "c", {"gib": "2"}, "f9")):
@@ -198,10 +200,10 @@ def test_pattern_ranking_in_sql_is_rank_pattern(seed: int) -> None:
                 want = frame.filter(pl.col("pattern") == q.pattern)
                 if since is not None:
                     want = want.filter(pl.col("ts") >= since)
-                best = search_rank.rank_pattern(q, want, limit)
+                best = rank.rank_pattern(q, want, limit)
                 expected = list(zip(best["row"], best["score"], best["occurrences"], strict=True))
-                got = search_rank.pattern_hits(con, q.pattern, q.text, q.captures, q.fingerprint, limit=limit,
-                                               since_us=search_sidecar.us_of(since))
+                got = rank.pattern_hits(con, q.pattern, q.text, q.captures, q.fingerprint, limit=limit,
+                                               since_us=sidecar.us_of(since))
                 assert got == expected, (q, since, limit)
                 assert got
     finally:

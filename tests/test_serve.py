@@ -16,7 +16,9 @@ with warnings.catch_warnings():  # starlette's note that it prefers httpx2 to ht
     from starlette.testclient import TestClient
 
 from index_sessions import NVRTC, PTXAS, other_ptxas, write
-from logsleuth import index, jsonout, search
+from logsleuth import jsonout
+from logsleuth.index import build as indexer
+from logsleuth.search import engine
 from logsleuth.serve.app import create_app
 from serve_helpers import SECRET, XSS, build_corpus
 
@@ -25,7 +27,7 @@ from serve_helpers import SECRET, XSS, build_corpus
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("serve")
     build_corpus(root / "corpus")
-    assert index.build([str(root / "corpus")], root / "db", origin="ci").errors == []
+    assert indexer.build([str(root / "corpus")], root / "db", origin="ci").errors == []
     return root / "db"
 
 
@@ -36,7 +38,7 @@ def client(db: Path) -> TestClient:
 
 def test_api_search_has_the_cli_shape(client: TestClient, db: Path) -> None:
     got = client.get("/api/search", params={"q": PTXAS}).json()
-    assert got == json.loads(jsonout.dumps(search.search(PTXAS, db=db).to_dict()))
+    assert got == json.loads(jsonout.dumps(engine.search(PTXAS, db=db).to_dict()))
     assert got["query"]["pattern"] and [r["session"] for r in got["results"]][:2] == ["sess-c22", "sess-ptxas"]
     assert client.get("/api/search").status_code == 400
 
@@ -116,12 +118,12 @@ def test_token_is_required_for_every_request(db: Path) -> None:
 def test_a_concurrent_index_run_is_seen_without_restart(tmp_path: Path) -> None:
     corpus = build_corpus(tmp_path / "corpus")
     db = tmp_path / "db"
-    index.build([str(corpus)], db, origin="ci")
+    indexer.build([str(corpus)], db, origin="ci")
     c = TestClient(create_app(db, reasoning=False))
     before = {r["session"] for r in c.get("/api/sessions").json()["sessions"]}
     assert "sess-other" not in before and len(c.get("/api/search", params={"q": PTXAS}).json()["results"]) == 2
     write(corpus / "other.jsonl", other_ptxas())
-    index.build([str(corpus)], db, origin="ci")
+    indexer.build([str(corpus)], db, origin="ci")
     assert "sess-other" in {r["session"] for r in c.get("/api/sessions").json()["sessions"]}
     assert len(c.get("/api/search", params={"q": PTXAS}).json()["results"]) == 3
 
@@ -129,7 +131,7 @@ def test_a_concurrent_index_run_is_seen_without_restart(tmp_path: Path) -> None:
 def test_serve_is_read_only(tmp_path: Path) -> None:
     corpus = build_corpus(tmp_path / "corpus")
     db = tmp_path / "db"
-    index.build([str(corpus)], db, origin="ci")
+    indexer.build([str(corpus)], db, origin="ci")
     (db / "search.sqlite").unlink()
     before = sorted(p.name for p in db.rglob("*"))
     c = TestClient(create_app(db, reasoning=False))

@@ -15,7 +15,7 @@ pytest.importorskip("uvicorn")
 sync_api = pytest.importorskip("playwright.sync_api")
 
 from index_sessions import PTXAS  # noqa: E402
-from logsleuth import index  # noqa: E402
+from logsleuth.index import build as indexer  # noqa: E402
 from logsleuth.serve.app import create_app  # noqa: E402
 from serve_helpers import build_corpus, running  # noqa: E402
 
@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.chromium, pytest.mark.skipif(not CHROMIUM, reason="no 
 
 def test_type_a_query_see_the_fix_open_the_session_follow_a_message(tmp_path: Path) -> None:
     build_corpus(tmp_path / "corpus")
-    assert index.build([str(tmp_path / "corpus")], tmp_path / "db", origin="ci").errors == []
+    assert indexer.build([str(tmp_path / "corpus")], tmp_path / "db", origin="ci").errors == []
     shots = Path(os.environ.get("LOGSLEUTH_SCREENSHOTS") or tmp_path)
     with running(create_app(tmp_path / "db", reasoning=False)) as base, sync_api.sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])

@@ -1,3 +1,3 @@
-from logsleuth.search_cli import run
+from logsleuth.search.cli import run
 
 run()

@@ -82,9 +82,9 @@ def from_index(db: Path) -> list[SessionRow]:
     """The sessions the index holds, from their findings."""
     import polars as pl
 
-    from logsleuth import index
+    from logsleuth.index import store
 
-    frame = index.load(db, ["session", "source", "format", "ts", "severity", "episode", "primary", "category", "outcome"])
+    frame = store.load(db, ["session", "source", "format", "ts", "severity", "episode", "primary", "category", "outcome"])
     if not frame.height:
         return []
     failing = pl.col("severity").is_in(["fatal", "error"]) & pl.col("episode").is_not_null()

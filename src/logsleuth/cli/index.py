@@ -113,12 +113,13 @@ def index(
     ),
 ) -> None:
     """Build or update the Parquet index of findings and what resolved them."""
-    from logsleuth import index as index_mod
-    from logsleuth.search import library
+    from logsleuth.index.build import build
+    from logsleuth.index.files import auto_roots
+    from logsleuth.index.patterns import library
 
     roots = list(paths or [])
     if auto:
-        found = index_mod.auto_roots()
+        found = auto_roots()
         if not found and not roots:
             raise UsageError(
                 "--auto found no session folders",
@@ -129,7 +130,7 @@ def index(
         raise UsageError("nothing to index", hint="give PATH… or --auto")
     unused = _unused_inputs(roots)
     with _progress_bar() as progress:
-        summary = index_mod.build(
+        summary = build(
             roots, db, library=library(tuple(patterns), builtin), wait=not no_wait, force=force, keep_deleted=keep_deleted, progress=progress,
             jobs=jobs, origin=origin,
         )
@@ -156,11 +157,14 @@ def search(
     output_format: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O"),
 ) -> None:
     """Prior occurrences of an error and what fixed them."""
-    from logsleuth import search as search_mod
+    from logsleuth.index.patterns import library
+    from logsleuth.search import engine
+    from logsleuth.search.hits import render_table
+    from logsleuth.search.query import parse_since
 
     if query == "-":
         query = sys.stdin.read()
-    lib = search_mod.library(tuple(patterns), builtin)
+    lib = library(tuple(patterns), builtin)
     if category is not None and lib.categories and category not in lib.categories:
         import difflib
 
@@ -169,12 +173,12 @@ def search(
             f"unknown category '{category}'",
             hint=(f"did you mean '{close[0]}'? " if close else "") + "one of: " + ", ".join(sorted(lib.categories)),
         )
-    result = search_mod.search(
+    result = engine.search(
         query,
         db=db,
         files=files,
         category=category,
-        since=search_mod.parse_since(since),
+        since=parse_since(since),
         limit=limit,
         lib=lib,
     )
@@ -183,7 +187,7 @@ def search(
 
         emit(jsonout.dumps(result.to_dict()))
     else:
-        emit(search_mod.render_table(result))
+        emit(render_table(result))
     if files and result.errors and len(result.errors) >= len(files) and not result.hits:
         raise InputError(result.errors[0])
     if not result.hits:  # as grep and ripgrep: 1 when nothing was found

@@ -18,7 +18,7 @@ def serve(
     token: str | None = typer.Option(None, "--token", help="Require this bearer token on every request ($LOGSLEUTH_TOKEN)."),
 ) -> None:
     """Serve search, sessions, postmortems and error fingerprints of an index over HTTP (read-only)."""
-    from logsleuth.index_files import default_dir
+    from logsleuth.index.files import default_dir
 
     where = db if db is not None else default_dir()
     if not (where / "files.parquet").is_file():

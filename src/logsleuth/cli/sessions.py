@@ -25,11 +25,11 @@ def sessions(
     if paths and db is not None:
         raise UsageError("give FILE… or --db, not both", hint="`logsleuth sessions s.jsonl` or `logsleuth sessions --db DIR`")
     if paths:
-        from logsleuth.search import library
+        from logsleuth.index.patterns import library
 
         rows = sessions_mod.from_inputs(paths, format, library(tuple(patterns)))
     else:
-        from logsleuth.index_files import default_dir
+        from logsleuth.index.files import default_dir
 
         where = db if db is not None else default_dir()
         if not where.is_dir():

@@ -170,7 +170,7 @@ def _int(value: str | None, default: int) -> int:
 def _postmortem(source: str, sha: str, session: str, reasoning: bool = True) -> tuple[str | None, str]:
     """The HTML postmortem of an indexed session, rendered from its source (masked), when the
     source is on this machine with the content that was indexed; else why not."""
-    from logsleuth.index_files import content_hash
+    from logsleuth.index.files import content_hash
 
     path = Path(source)
     if not path.exists():

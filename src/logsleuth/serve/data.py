@@ -1,7 +1,7 @@
 """What `logsleuth serve` shows, read from the index: sessions, a session, an error fingerprint,
 search results grouped by fingerprint. Read-only: every call reads the committed state (the
 manifest) again, so a concurrent `index` run's commits show up without a restart; a process keeps
-one committed state's findings in memory (index_compact.kept), so repeated reads cost ~2 ms.
+one committed state's findings in memory (index.compact.kept), so repeated reads cost ~2 ms.
 
 Everything returned is masked again (render.masking.mask_tree) although index rows are masked
 before they are written: an index built by an older logsleuth is shown masked too.
@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from logsleuth import search
 from logsleuth.jsonout import iso
-from logsleuth.search import SearchResult
+from logsleuth.search import engine
+from logsleuth.search.hits import Hit, SearchResult, hit_of
+from logsleuth.search.render import held_text
 
 ROW_COLUMNS = (
     "session", "source", "origin", "line", "seq", "ts", "pattern", "category", "severity", "fingerprint", "text",
@@ -25,7 +26,10 @@ ROW_COLUMNS = (
 )  # fmt: skip
 
 
-def masked(obj: Any) -> Any:
+T = TypeVar("T")
+
+
+def masked(obj: T) -> T:
     from logsleuth.render.masking import mask_tree
 
     return mask_tree(obj)
@@ -36,22 +40,22 @@ class Index:
     db: Path
 
     def rows(self, predicate: Any = None) -> list[dict[str, Any]]:
-        from logsleuth import index
+        from logsleuth.index import store
 
-        frame = index.load(self.db, ROW_COLUMNS, predicate)
+        frame = store.load(self.db, ROW_COLUMNS, predicate)
         return frame.sort("ts", "session", "source", "seq", nulls_last=True).to_dicts()
 
     # ------------------------------------------------------------ search
 
     def search(self, text: str, limit: int = 20, category: str | None = None) -> SearchResult:
-        return search.search(text, db=self.db, limit=limit, category=category, sidecar=False)
+        return engine.search(text, db=self.db, limit=limit, category=category, sidecar=False)
 
     def groups(self, result: SearchResult) -> list[dict[str, Any]]:
         """The hits of a search by error fingerprint, best first: how often that error was seen
         (in the whole index), the fix that held first, then the attempts that did not."""
         import polars as pl
 
-        order: dict[tuple[str, str], list[search.Hit]] = {}
+        order: dict[tuple[str, str], list[Hit]] = {}
         for h in result.hits:
             order.setdefault((h.pattern, h.fingerprint or ""), []).append(h)
         if not order:
@@ -117,7 +121,7 @@ class Index:
 
 def occurrence(r: dict[str, Any]) -> dict[str, Any]:
     """One indexed finding, in the shape of a search result (score 1: it is this error)."""
-    hit = search.hit_of({**r, "score": 1.0, "occurrences": 1})
+    hit = hit_of({**r, "score": 1.0, "occurrences": 1})
     return {**hit.to_dict(), "fingerprint": r["fingerprint"], "severity": r["severity"]}
 
 
@@ -126,7 +130,7 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     same session reached through two inputs counted once): fixes that held first (in sessions
     that ended well before those that did not), then fixes that did not hold, then attempts."""
     seen: dict[tuple[str, str], tuple[str, str]] = {}
-    for r in rows:  # search_rank.dedupe: per (content hash, session), the first (origin, source)
+    for r in rows:  # search.rank.dedupe: per (content hash, session), the first (origin, source)
         if r["file_sha256"]:
             key, where = (r["file_sha256"], r["session"]), (r["origin"] or "", r["source"])
             seen[key] = min(seen.get(key, where), where)
@@ -134,11 +138,11 @@ def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     fixes: dict[tuple[str, str, str], dict[str, Any]] = {}
     tried: dict[str, dict[str, Any]] = {}
     for r in rows:
-        hit = search.hit_of({**r, "score": 1.0, "occurrences": 1})
+        hit = hit_of({**r, "score": 1.0, "occurrences": 1})
         if hit.action is not None:
             fix_key = (hit.action, r["session"], r["source"])
             fixes.setdefault(fix_key, {"action": hit.action, "held": hit.held, "outcome": hit.outcome,
-                                   "verdict": search.held_text(hit.held, hit.outcome), "session": r["session"],
+                                   "verdict": held_text(hit.held, hit.outcome), "session": r["session"],
                                    "source": r["source"], "ts": _ts(r["ts"])})
         for a in r["attempts"] or ():
             cmd = str(a["command"])

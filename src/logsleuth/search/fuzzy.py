@@ -23,6 +23,10 @@ def default_process(s: str) -> str:
     return _NON_WORD.sub(" ", s).strip().lower()
 
 
+def _as_is(s: str) -> str:
+    return s
+
+
 def _lcs(s1: str, s2: str) -> int:
     if not s1:
         return 0
@@ -70,9 +74,9 @@ def ratio_many(query: str, texts: list[str], process: bool = True) -> dict[str, 
     if len(distinct) > PURE_LIMIT or any(not t.isascii() and _RISKY.search(t) for t in [query, *distinct]):
         from rapidfuzz import fuzz, utils
 
-        proc = utils.default_process if process else (lambda s: s)
+        proc = utils.default_process if process else _as_is
         q, ratio = proc(query), fuzz.token_set_ratio
         return {t: ratio(q, proc(t)) / 100 for t in distinct}
-    proc = default_process if process else (lambda s: s)
+    proc = default_process if process else _as_is
     q = proc(query)
     return {t: token_set_ratio(q, proc(t)) / 100 for t in distinct}

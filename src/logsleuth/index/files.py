@@ -1,5 +1,5 @@
-"""Where the index lives, where agents keep their sessions, and the identity of an input file
-(size + mtime first, then a content hash) for incremental indexing."""
+"""Where the index lives, where agents keep their sessions, the inputs under a root, and the
+identity of an input file (size + mtime first, then a content hash) for incremental indexing."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
+
+from logsleuth.errors import InputError, Location
 
 # ---------------------------------------------------------------- locations
 
@@ -41,6 +43,15 @@ def auto_roots() -> list[str]:
     roots = [str(p) for p in candidates if p.exists()]
     roots += sorted(str(p) for p in (home / ".gemini" / "tmp").glob("*/chats") if p.is_dir())
     return roots
+
+
+def discover(root: str) -> list[str]:
+    """The inputs under `root` (ingest.discover), or an InputError when it does not exist."""
+    from logsleuth import ingest
+
+    if not os.path.exists(root):
+        raise InputError("no such file or directory", Location(root), "check the path")
+    return ingest.discover(root)
 
 
 # ---------------------------------------------------------------- file identity

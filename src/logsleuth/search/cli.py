@@ -10,9 +10,12 @@ commands, other options, `--help`, no sidecar or a stale one, an error — goes 
 application, which owns the behaviour (and the exit status) of those cases. No hits is answered
 here as the typer command answers it ("no prior occurrences", exit status 1, as grep). The
 answer is the one the Parquet path gives: the same query reading (the default library's
-snapshot, classified as search.classify_query does), the same ranking (search_rank.PATTERN_SQL
-and TEXT_SQL, which search.search runs over this sidecar too; its Parquet fallback is tested
-equal), the same rendering (search_render).
+snapshot, classified as query.classify_query does: snapshot_query.py), the same ranking
+(rank.PATTERN_SQL and TEXT_SQL, which engine.search runs over this sidecar too; its Parquet
+fallback is tested equal), the same rendering (render.py).
+
+This module belongs to the CLI layer (it falls back to logsleuth.cli); nothing in search/
+imports it.
 """
 
 from __future__ import annotations
@@ -21,16 +24,13 @@ import os
 import sqlite3
 import sys
 
-from logsleuth import search_sidecar as sc
+from logsleuth.index import sidecar as sc
+from logsleuth.search.sidecar import lean_search
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from typing import Any
 
-HIT_SQL = ("id", "session", "source", "line", "seq", "ts", "pattern", "category", "priority", "fingerprint",
-           "captures", "text", "origin", "file_sha256")  # fmt: skip
-RESOLUTION_SQL = ("resolved_by", "held", "attempts", "catch22", "outcome")
 _VALUE_OPTS = {"--db": "db", "--since": "since", "--limit": "limit", "--output-format": "format", "-O": "format"}
 
 
@@ -109,26 +109,28 @@ def answer(opts: Mapping[str, str]) -> tuple[bytes, int] | None:
     finally:
         con.close()
     if opts.get("format") == "json":
-        from logsleuth import jsonout, search
+        from logsleuth import jsonout
+        from logsleuth.search.hits import Hit, SearchResult
+        from logsleuth.search.query import Query
 
-        result = search.SearchResult(search.Query(**query), tuple(search.Hit(**h) for h in hits))
+        result = SearchResult(Query(**query), tuple(Hit(**h) for h in hits))
         return jsonout.dumps(result.to_dict()), len(hits)
-    from logsleuth.search_render import table
+    from logsleuth.search.render import table
 
     return table(query, hits).encode(), len(hits)
 
 
-DEFAULT_LIMIT = 10  # search.DEFAULT_LIMIT
+DEFAULT_LIMIT = 10  # engine.DEFAULT_LIMIT
 
 
 def default_dir() -> str:
-    """index_files.default_dir (that module imports pathlib and dataclasses)."""
+    """index.files.default_dir (that module imports pathlib and dataclasses)."""
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return os.path.join(base, "logsleuth")
 
 
 def since_us(value: str | None) -> int | None:
-    """search.parse_since as microseconds since the epoch; ValueError when it is no date (the
+    """query.parse_since as microseconds since the epoch; ValueError when it is no date (the
     full path reports it)."""
     if not value:
         return None
@@ -136,57 +138,3 @@ def since_us(value: str | None) -> int | None:
 
     ts = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     return sc.us_of(ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC))
-
-
-def lean_search(con: sqlite3.Connection, text: str, *, since_us: int | None = None, limit: int = 10,
-                category: str | None = None, query: Mapping[str, Any] | None = None,
-                ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """search.search over the sidecar as plain values: the fields of search.Query (the default
-    library's reading from the snapshot, unless `query` is given) and of each search.Hit."""
-    if query is None:
-        from logsleuth.search_query import reading
-
-        query = reading(text, sc.load_snapshot(con))
-    from logsleuth import search_rank
-
-    if query["pattern"] is not None:
-        top = search_rank.pattern_hits(con, query["pattern"], query["text"], query["captures"], query["fingerprint"],
-                                       since_us=since_us, category=category, limit=limit)
-    else:
-        top = search_rank.text_hits(con, query["text"], since_us=since_us, category=category, limit=limit)
-    return dict(query), hit_rows(con, top)
-
-
-def search_sidecar(con: sqlite3.Connection, text: str, *, since: Any = None, limit: int = 10,
-                   category: str | None = None, query: Any = None) -> Any:
-    """search.search over the sidecar (the default library, or the given `query` reading): a
-    SearchResult."""
-    from logsleuth import search as s
-
-    if query is None:
-        from logsleuth.search_query import classify
-
-        query = classify(text, sc.load_snapshot(con))
-    fields = {f: getattr(query, f) for f in s.Query.__slots__}
-    _, hits = lean_search(con, text, since_us=sc.us_of(since), limit=limit, category=category, query=fields)
-    return s.SearchResult(query, tuple(s.Hit(**h) for h in hits))
-
-
-def hits_of(con: sqlite3.Connection, top: Sequence[tuple[int, float, int]]) -> tuple[Any, ...]:
-    """The hits (search.Hit) of ranked finding ids: (id, score, occurrences), in that order."""
-    from logsleuth import search as s
-
-    return tuple(s.Hit(**h) for h in hit_rows(con, top))
-
-
-def hit_rows(con: sqlite3.Connection, top: Sequence[tuple[int, float, int]]) -> list[dict[str, Any]]:
-    """The fields of search.Hit of ranked finding ids: (id, score, occurrences), in that order."""
-    from logsleuth.search_render import hit_values
-
-    if not top:
-        return []
-    ids = [i for i, _, _ in top]
-    marks = ", ".join("?" for _ in ids)
-    sql = f"SELECT {', '.join(HIT_SQL)}, {sc.resolved_sql()} FROM findings WHERE id IN ({marks})"
-    by_id = {r["id"]: r for r in map(sc.decode, sc.select(con, sql, ids))}
-    return [hit_values({**by_id[i], "score": score, "occurrences": n}) for i, score, n in top]

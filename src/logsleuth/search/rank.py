@@ -1,8 +1,8 @@
-"""Ranking the prior findings of a search (search.py): one hit per session and error, best first.
+"""Ranking the prior findings of a search (engine.py): one hit per session and error, best first.
 
 Pattern queries are ranked in SQLite over the sidecar (`PATTERN_SQL` over its `prank` table:
 fingerprint equal, captures equal, text similarity, newest first), the text similarity of each
-distinct text computed once in Python (rapidfuzz's token_set_ratio; search_fuzzy for a few). The
+distinct text computed once in Python (rapidfuzz's token_set_ratio; fuzzy.py for a few). The
 Parquet path (an index without a current sidecar, `search --in`) ranks the same way in Python
 (`rank_pattern`, `best_hits`: each polars step costs ~0.5 ms whatever the size, so not polars);
 tests/test_search_ranking.py checks both agree.
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     import polars as pl
 
-    from logsleuth.search import Query
+    from logsleuth.search.query import Query
 
     Columns = dict[str, list[Any]]  # a table as plain columns: name -> values
 
@@ -48,10 +48,10 @@ _MICROSECOND = timedelta(microseconds=1)
 def _text_scores(query: str, texts: list[str]) -> list[float]:
     """rapidfuzz token_set_ratio (default_process) of the query against each text, 0-1; each
     distinct text is scored once (an error recurs word for word across sessions), in pure Python
-    when there are few (search_fuzzy: importing rapidfuzz costs a CLI search more)."""
+    when there are few (fuzzy.py: importing rapidfuzz costs a CLI search more)."""
     if not texts:
         return []
-    from logsleuth.search_fuzzy import ratio_many
+    from logsleuth.search.fuzzy import ratio_many
 
     score = ratio_many(query, texts)
     return [score[t] for t in texts]
@@ -71,7 +71,7 @@ def fts_query(terms: Sequence[str]) -> str:
 
 # bm25() is negative, lower is better: `r <= share * best` keeps texts scoring at least `share` of
 # the best text that has a row passing the filters. The rest reads the sidecar's `rank` table,
-# whose integers were fixed when it was written (search_sidecar.rank_rows).
+# whose integers were fixed when it was written (index.sidecar_write.rank_rows).
 TEXT_SQL = """
 WITH m(tid, r) AS MATERIALIZED (SELECT rowid, bm25(fts) FROM fts WHERE fts MATCH :match),
 b(best) AS MATERIALIZED (SELECT min(r) FROM m WHERE EXISTS (SELECT 1 FROM rank k WHERE k.text_id = m.tid{filters})),
@@ -104,7 +104,7 @@ def text_hits(con: sqlite3.Connection, text: str, *, since_us: int | None = None
     return [(int(i), float(s), int(n)) for i, s, n in rows]
 
 
-# A pattern query over the sidecar's `prank` table (search_sidecar.pattern_rows: one row per
+# A pattern query over the sidecar's `prank` table (index.sidecar_write.pattern_rows: one row per
 # finding with a pattern, the content-hash dedupe done): best_hits in one statement. f, c, t:
 # fingerprint equal, captures equal (share of the query's), text similarity (`sim`, a function
 # registered per query: rapidfuzz's token_set_ratio of each distinct text, computed once). `ord`

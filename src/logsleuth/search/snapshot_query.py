@@ -1,8 +1,8 @@
 """A query classified against the pattern snapshot a search sidecar carries, without the library.
 
-search.classify_query reads a query as one event with the pattern library; the library's types
-import polars, which the lean command-line search (search_cli.py) must not. This module does the
-same work over `search_sidecar.snapshot` (plain data): the pattern-id lookup, the query as a log
+query.classify_query reads a query as one event with the pattern library; the library's types
+import polars, which the lean command-line search (cli.py) must not. This module does the
+same work over `index.patterns.snapshot` (plain data): the pattern-id lookup, the query as a log
 line then as a failed tool's output, prefilter literals, scope rules, regexes with their
 timeouts, fingerprints, suppression, and the primary finding as classify.primary_of chooses it.
 tests/test_search_sidecar.py checks it against classify_query on every example of the library.
@@ -17,19 +17,20 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
     from typing import Any
 
-    from logsleuth.search import Query
+    from logsleuth.search.query import Query
+
+    Found = dict[str, Any]  # one finding of the query: pattern, category, rank, priority, line, captures, fingerprint
 
 MAX_MATCHES_PER_EVENT = 200  # classify.MAX_MATCHES_PER_EVENT
 DEFAULT_KINDS = ("tool_result", "log")  # library.pattern.DEFAULT_KINDS
 _WS = re.compile(r"\s+")
 TIMEOUT = 0.5  # library.regexes.DEFAULT_TIMEOUT (that package's __init__ imports the library's types)
-Found = dict  # one finding of the query: pattern, category, rank, priority, line, captures, fingerprint
 
 
 def classify(text: str, patterns: Sequence[Mapping[str, Any]]) -> Query:
-    """search.Query of `text` (search.classify_query over the snapshot)."""
+    """query.Query of `text` (query.classify_query over the snapshot)."""
     from logsleuth.errors import UsageError
-    from logsleuth.search import Query
+    from logsleuth.search.query import Query
 
     if not text.strip():
         raise UsageError("empty query", hint="paste the error text, or give a pattern id")
@@ -37,8 +38,8 @@ def classify(text: str, patterns: Sequence[Mapping[str, Any]]) -> Query:
 
 
 def reading(text: str, patterns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The fields of search.Query for a non-empty `text`, as plain values (the lean path imports
-    neither search.py nor dataclasses). The `regex` module is imported only when some pattern's
+    """The fields of query.Query for a non-empty `text`, as plain values (the lean path imports
+    neither query.py nor dataclasses). The `regex` module is imported only when some pattern's
     prefilter occurs in the query."""
     text = text.strip()
     for p in patterns:
@@ -62,11 +63,11 @@ def fingerprint(pattern_id: str, captures: Mapping[str, str], names: Sequence[st
         from hashlib import sha1
 
     parts = [pattern_id] + [_WS.sub(" ", captures.get(n, "")).strip().strip("'\"`").lower() for n in names]
-    return sha1("\x1f".join(parts).encode()).hexdigest()[:12]
+    return str(sha1("\x1f".join(parts).encode()).hexdigest())[:12]
 
 
 def _pick(found: Sequence[Found]) -> Found | None:
-    """search._pick over classify.primary_of: the primary (highest-priority error or fatal not
+    """query._pick over classify.primary_of: the primary (highest-priority error or fatal not
     outranked on its event within its category, earliest among equals), else the strongest
     warning-or-worse finding, else the strongest of all."""
     primary: Found | None = None
@@ -86,7 +87,7 @@ def _pick(found: Sequence[Found]) -> Found | None:
 
 
 def _findings(text: str, patterns: Sequence[Mapping[str, Any]], tool_result: bool) -> list[Found]:
-    """search._query_findings over the snapshot."""
+    """query._query_findings over the snapshot."""
     kind = "tool_result" if tool_result else "log"
     out: list[Found] = []
     seen: set[tuple[str, str]] = set()

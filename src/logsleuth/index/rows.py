@@ -14,13 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from logsleuth.errors import InputError
-from logsleuth.index import FINDING_SCHEMA, discover, empty_findings
+from logsleuth.index.schema import FINDING_SCHEMA, empty_findings
 
 if TYPE_CHECKING:
     from logsleuth.analysis import Analysis
-    from logsleuth.library import PatternLibrary
-    from logsleuth.model import Action, CausalGraph, IngestReport, Transcript
+    from logsleuth.model import Action, CausalGraph
 
 INDEXED_SEVERITIES = ("fatal", "error", "warning", "success")
 
@@ -102,7 +100,7 @@ def analysis_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]
 
 
 def unmasked_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]:
-    """`analysis_rows` before masking (index_batch masks the rows of many sessions at once)."""
+    """`analysis_rows` before masking (batch.py masks the rows of many sessions at once)."""
     import orjson
 
     graph = an.graph
@@ -149,62 +147,3 @@ def unmasked_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]
 def findings_frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:
     frame = pl.DataFrame(list(rows), schema=FINDING_SCHEMA) if rows else empty_findings()
     return frame.sort("session", "seq", "pattern", "line", maintain_order=True)
-
-
-@dataclass(frozen=True, slots=True)
-class FileResult:
-    frame: pl.DataFrame
-    format: str
-    sessions: int
-    skipped: int
-    warnings: tuple[str, ...] = ()  # what the reader could not use (ingest/coverage.py), one line each
-
-
-def analyse_input(source: str, library: PatternLibrary, sha: str = "") -> FileResult:
-    """Ingest one input and analyse every session in it separately (no reasoning: no spaCy).
-
-    A plain text log is read as its candidate records (`ingest.read_candidates`, as `classify`
-    does): a log has no tool calls, so no actions, and its findings are the same, hence the same
-    rows, for a fraction of the work on a big log."""
-    from logsleuth import ingest
-    from logsleuth.classify import scan_terms
-
-    return analyse_transcript_rows(ingest.read_candidates(source, None, *scan_terms(library)), library, sha)
-
-
-def analyse_transcript_rows(t: Transcript, library: PatternLibrary, sha: str = "") -> FileResult:
-    """`analyse_input` of an input already read (`ingest.read_candidates`)."""
-    from logsleuth.analysis import analyze_transcript
-
-    sessions = t.events["session"].unique(maintain_order=True).to_list() if t.events.height else []
-    rows: list[dict[str, Any]] = []
-    for s in sessions:
-        an = analyze_transcript(t, library, session=s, with_reasoning=False)
-        rows += analysis_rows(an, t.report.format, sha)
-    from logsleuth.ingest.coverage import under_read
-
-    warnings = tuple(c.warning() for c in under_read(t))
-    return FileResult(findings_frame(rows), t.report.format, len(sessions), _skipped(t.report), warnings)
-
-
-def _skipped(report: IngestReport) -> int:
-    return len(report.skipped)
-
-
-def analyse_files(paths: Sequence[str], library: PatternLibrary) -> tuple[pl.DataFrame, list[str]]:
-    """Findings of the given inputs (files or folders), analysed on the fly; plus one line per bad input."""
-    frames: list[pl.DataFrame] = []
-    errors: list[str] = []
-    for root in paths:
-        try:
-            inputs = discover(root)
-        except InputError as exc:
-            errors.append(exc.one_line())
-            continue
-        for source in inputs:
-            try:
-                frames.append(analyse_input(source, library).frame)
-            except InputError as exc:
-                errors.append(exc.one_line())
-    frame = pl.concat(frames) if frames else empty_findings()
-    return frame, errors

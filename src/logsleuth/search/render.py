@@ -1,7 +1,7 @@
 """A search's answer as text, from plain values: the table of `logsleuth search` and a hit's summary.
 
-search.py's Hit and render_table speak through these functions, and so does the lean command
-line path (search_cli.py), which answers without importing dataclasses, typing or rapidfuzz (a
+hits.py's Hit and render_table speak through these functions, and so does the lean command
+line path (cli.py), which answers without importing dataclasses, typing or rapidfuzz (a
 command-line search is mostly interpreter start-up: each of those is ~10-30 ms of CPU here).
 """
 
@@ -72,7 +72,7 @@ def best_line(query: str, text: str) -> str:
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if len(lines) <= 1:
         return lines[0] if lines else ""
-    from logsleuth.search_fuzzy import ratio_many
+    from logsleuth.search.fuzzy import ratio_many
 
     score = ratio_many(query, lines, process=False)
     scores = [score[ln] for ln in lines]
@@ -81,7 +81,7 @@ def best_line(query: str, text: str) -> str:
 
 def table(query: Mapping[str, Any], hits: Sequence[Mapping[str, Any]], errors: Sequence[str] = ()) -> str:
     """Plain text: the query's reading (text, pattern, category, captures), then one block per
-    hit (the fields of search.Hit)."""
+    hit (the fields of hits.Hit)."""
     if query["pattern"] is None:
         head = "query: no pattern matched; full-text search over indexed errors"
     else:
@@ -103,7 +103,7 @@ def table(query: Mapping[str, Any], hits: Sequence[Mapping[str, Any]], errors: S
 
 
 def hit_values(r: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields of search.Hit from one ranked row (the Parquet path's and the sidecar's alike)."""
+    """The fields of hits.Hit from one ranked row (the Parquet path's and the sidecar's alike)."""
     return {
         "session": r["session"], "source": r["source"], "line": r["line"], "seq": r["seq"], "ts": r["ts"],
         "pattern": r["pattern"], "category": r["category"], "text": r["text"], "score": round(float(r["score"]), 3),

@@ -1,8 +1,8 @@
 """Many small inputs of an index run analysed in one pass, each with the rows it gets alone.
 
-A 1 KB log cost ~80 ms analysed on its own (index_rows.analyse_input), nearly all of it fixed
+A 1 KB log cost ~80 ms analysed on its own (analyse.analyse_input), nearly all of it fixed
 per-call costs: ~40 polars queries to read it, ~60 more to classify it, a masking pass. Here a
-batch of inputs is read together (small plain logs in one pass: index_textbatch.py; the others
+batch of inputs is read together (small plain logs in one pass: textbatch.py; the others
 one by one), their events form one frame in which every session is made distinct (`fid` ␟
 session), and that frame is classified and its actions extracted once. Classify and extract
 work per session (scope joins, suppression, secondary findings and actions are keyed by
@@ -23,19 +23,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from logsleuth.index_pool import Outcome, Task, analyse, error_line
-from logsleuth.index_rows import FileResult, analyse_transcript_rows, findings_frame, unmasked_rows
+from logsleuth.index.analyse import FileResult, Outcome, Task, analyse, analyse_transcript_rows, error_line
+from logsleuth.index.rows import findings_frame, unmasked_rows
 
 if TYPE_CHECKING:
     from logsleuth.library import PatternLibrary
     from logsleuth.model import Transcript
 
-SMALL_BYTES = 256 * 1024  # inputs up to this size are analysed in batches (index_pool groups them)
+SMALL_BYTES = 256 * 1024  # inputs up to this size are analysed in batches (pool.py groups them)
 SEP = "\x1f"
 
 
 def analyse_batch(tasks: Sequence[Task], library: PatternLibrary) -> list[Outcome]:
-    """The outcome of every task, in order, as `index_pool.analyse` gives each alone."""
+    """The outcome of every task, in order, as `analyse.analyse` gives each alone."""
     from logsleuth.classify import scan_terms
     from logsleuth.ingest import logscan
 
@@ -54,7 +54,7 @@ def analyse_batch(tasks: Sequence[Task], library: PatternLibrary) -> list[Outcom
             outcomes[i] = Outcome(None, error_line(t.source, exc))
     batched: set[int] = set()  # read by the batched text reader
     if plain:
-        from logsleuth.index_textbatch import read_texts
+        from logsleuth.index.textbatch import read_texts
 
         got = read_texts([(name, data) for _, name, data in plain], logscan.needle_regex(*terms))
         for (i, _, _), tr in zip(plain, got, strict=True):

@@ -6,7 +6,7 @@ the parent still writes every part, commits the manifest and collects garbage un
 the order of the inputs, so what lands on disk, and when, is what one process would write.
 
 Small inputs travel in batches (`batches`): a worker analyses a batch in one pass
-(index_batch.py, ~5-7 ms of CPU per 1 KB input instead of ~80 ms alone) and the parent writes
+(batch.py, ~5-7 ms of CPU per 1 KB input instead of ~80 ms alone) and the parent writes
 one part for the batch. Workers are spawned, not forked (polars' thread pool does not survive a
 fork) and each imports the analysis stages once (~1 s): a small run stays in this process. A
 worker that dies (killed, out of memory) fails the batch being waited for; the rest are
@@ -20,11 +20,11 @@ import os
 from collections.abc import Generator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from logsleuth.index.analyse import Outcome, Task, analyse
+
 if TYPE_CHECKING:
-    from logsleuth.index_rows import FileResult
     from logsleuth.library.pattern import PatternLibrary
 
 JOBS_ENV = "LOGSLEUTH_INDEX_JOBS"  # worker processes (default: the cores this process may use, at most MAX_JOBS)
@@ -33,31 +33,14 @@ MIN_PARALLEL_BYTES = 32 * 1024 * 1024  # less to analyse than this: starting wor
 MIN_PARALLEL_FILES = 2000  # ... unless there are this many inputs (a small one costs ~5 ms analysed in a batch)
 
 
-@dataclass(frozen=True, slots=True)
-class Task:
-    source: str
-    sha: str
-    size: int
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """What one input gave: its result, or the one-line error that replaces it."""
-
-    result: FileResult | None
-    error: str | None = None
-    batch: int = -1  # the batch it was analysed in (its part is written with the batch's)
-    closes: bool = True  # the last outcome of its batch: the batch's part can be written
-
-
-BATCH_FILES = 256  # small inputs analysed in one pass (index_batch.py) ...
+BATCH_FILES = 256  # small inputs analysed in one pass (batch.py) ...
 BATCH_BYTES = 4 * 1024 * 1024  # ... up to this much of them
 
 
 def batches(tasks: Sequence[Task]) -> list[list[Task]]:
-    """Consecutive small inputs (index_batch.SMALL_BYTES) grouped for `index_batch.analyse_batch`;
+    """Consecutive small inputs (batch.SMALL_BYTES) grouped for `batch.analyse_batch`;
     any other input is a batch of its own."""
-    from logsleuth.index_batch import SMALL_BYTES
+    from logsleuth.index.batch import SMALL_BYTES
 
     out: list[list[Task]] = []
     size = 0
@@ -75,7 +58,7 @@ def batches(tasks: Sequence[Task]) -> list[list[Task]]:
 def _run(batch: Sequence[Task], library: PatternLibrary) -> list[Outcome]:
     if len(batch) == 1:
         return [analyse(batch[0], library)]
-    from logsleuth.index_batch import analyse_batch
+    from logsleuth.index.batch import analyse_batch
 
     return analyse_batch(batch, library)
 
@@ -130,26 +113,6 @@ def analysed(tasks: Sequence[Task], library: PatternLibrary, jobs: int | None = 
     finally:
         # a run stopped early (an error in the parent, Ctrl-C) does not wait for the queued inputs
         pool.shutdown(wait=False, cancel_futures=True)
-
-
-def analyse(task: Task, library: PatternLibrary) -> Outcome:
-    from logsleuth.index_rows import analyse_input
-
-    try:
-        return Outcome(analyse_input(task.source, library, task.sha))
-    except Exception as exc:  # one bad input never aborts the run
-        return Outcome(None, error_line(task.source, exc))
-
-
-def error_line(source: str, exc: BaseException) -> str:
-    from logsleuth.errors import LogsleuthError
-
-    if isinstance(exc, LogsleuthError):
-        line = exc.one_line()
-        return line if line.startswith(source) else f"{source}: {line}"
-    if isinstance(exc, OSError):
-        return f"{source}: {exc.strerror or exc}"
-    return f"{source}: internal error: {type(exc).__name__}: {exc}"
 
 
 _LIBRARY: PatternLibrary | None = None  # a worker's library, sent once when it starts

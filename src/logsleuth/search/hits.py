@@ -1,0 +1,104 @@
+"""A search's hits: one prior finding each (the best occurrence of an error in a session), what
+was done about it, and the answer they form (`SearchResult`), as JSON or as a table (render.py).
+`hits_of` reads the hits of ranked finding ids from a sidecar (sidecar.hit_rows)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from logsleuth.search import render
+from logsleuth.search.query import Query
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    session: str
+    source: str
+    line: int
+    seq: int
+    ts: datetime | None
+    pattern: str
+    category: str
+    text: str
+    score: float
+    fixes: tuple[Mapping[str, Any], ...]  # the action(s) that stopped the episode
+    held: bool | None
+    attempts: tuple[Mapping[str, Any], ...]  # attempts that did not fix it
+    catch22: bool
+    outcome: str
+    occurrences: int
+    origin: str | None = None  # who/which machine indexed the input (`index --origin`)
+    fingerprint: str | None = None
+
+    @property
+    def action(self) -> str | None:
+        return render.action(self.fixes)
+
+    def resolution(self) -> dict[str, Any] | None:
+        if self.action is None:
+            return None
+        return {"action": self.action, "held": self.held, "catch22": self.catch22, "outcome": self.outcome}
+
+    def resolution_text(self, width: int = 0) -> str:
+        """"fixed by `uv pip install …` in session X — did not hold", or what was tried (`width` > 0
+        shortens each command to that many characters)."""
+        return render.resolution_text(self.session, self.fixes, self.held, self.attempts, self.catch22,
+                                             self.outcome, width)
+
+    def to_dict(self) -> dict[str, Any]:
+        from logsleuth.jsonout import iso
+
+        return {
+            "session": self.session,
+            "source": self.source,
+            "line": self.line,
+            "seq": self.seq,
+            "ts": iso(self.ts),
+            "pattern": self.pattern,
+            "category": self.category,
+            "text": self.text,
+            "score": self.score,
+            "resolution": self.resolution(),
+            "attempts": list(dict.fromkeys(str(a["command"]) for a in self.attempts)),
+            "occurrences": self.occurrences,
+            "summary": self.resolution_text(),
+            "origin": self.origin,
+            "fingerprint": self.fingerprint,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    query: Query
+    hits: tuple[Hit, ...]
+    errors: tuple[str, ...] = ()  # inputs of --in that could not be read
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"query": self.query.to_dict(), "results": [h.to_dict() for h in self.hits]}
+        if self.errors:
+            out["errors"] = list(self.errors)
+        return out
+
+
+def hit_of(r: Mapping[str, Any]) -> Hit:
+    """A hit from one ranked row (the Parquet path's and the sidecar's rows alike)."""
+    return Hit(**render.hit_values(r))
+
+
+def hits_of(con: sqlite3.Connection, top: Sequence[tuple[int, float, int]]) -> tuple[Hit, ...]:
+    """The hits of ranked finding ids in a sidecar: (id, score, occurrences), in that order."""
+    from logsleuth.search.sidecar import hit_rows
+
+    return tuple(Hit(**h) for h in hit_rows(con, top))
+
+
+def render_table(result: SearchResult) -> str:
+    """Plain text: the query's reading, then one block per hit."""
+    q = result.query
+    query = {"text": q.text, "pattern": q.pattern, "category": q.category, "captures": q.captures}
+    hits = [{f: getattr(h, f) for f in Hit.__slots__} for h in result.hits]
+    return render.table(query, hits, result.errors)
