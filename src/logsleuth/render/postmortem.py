@@ -97,11 +97,11 @@ def _env() -> Any:
         undefined=jinja2.StrictUndefined,
     )
     env.filters["cite"] = refs.cite
-    env.filters["code"] = _inline_code
+    env.filters["code"] = inline_code
     return env
 
 
-def _inline_code(text: str) -> Any:
+def inline_code(text: str) -> Any:
     """Escape, then turn `backticked` spans into <code> (for the HTML report)."""
     import re
 

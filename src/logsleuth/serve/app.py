@@ -51,12 +51,20 @@ class _Auth(BaseHTTPMiddleware):
         return PlainTextResponse("a bearer token is required", status_code=401, headers={"WWW-Authenticate": "Bearer"})
 
 
+def inline_code(text: object) -> Any:
+    """Escape, then turn `backticked` spans into <code> (one rule with render/postmortem.py)."""
+    from logsleuth.render.postmortem import inline_code as code
+
+    return code(str(text or ""))
+
+
 @lru_cache(maxsize=1)
 def _env() -> Any:
     from jinja2 import Environment, FileSystemLoader, select_autoescape
 
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["q"] = lambda v: quote(str(v or ""), safe="")
+    env.filters["code"] = inline_code  # `backticked` commands as <code>, as in the HTML report
     return env
 
 
