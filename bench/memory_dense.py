@@ -6,7 +6,7 @@ Writes bench/out/dense.log (git-ignored): timestamped lines where about one line
 an error block, the blocks taken from the real error texts of tests/corpus/real_errors.jsonl and
 tests/fixtures, every number and path varied so that most findings have their own fingerprint
 (the worst case for anything kept per finding). Then runs each command under `/usr/bin/time -v`
-with stdout to /dev/null and prints wall time and peak RSS as a markdown table
+with stdout to /dev/null and prints wall time, CPU time and peak RSS as a markdown table
 (bench/results-robustness.md keeps the figures). Same seed, same bytes.
 """
 
@@ -80,15 +80,19 @@ def generate(path: Path, size: int, seed: int) -> None:
         fh.writelines(lines(size, seed))
 
 
-def measure(args: list[str]) -> tuple[float, float, int]:
-    """(wall seconds, peak RSS in MB, exit code) of one logsleuth run, stdout discarded."""
+def measure(args: list[str]) -> tuple[float, float, float, int]:
+    """(wall seconds, CPU seconds (user + system), peak RSS in MB, exit code) of one logsleuth
+    run, stdout discarded. CPU time is the figure to compare on a shared machine: wall time
+    grows with the load of other jobs."""
     cmd = ["/usr/bin/time", "-v", sys.executable, "-m", "logsleuth", *args]
     proc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     rss = float(re.search(r"Maximum resident set size \(kbytes\): (\d+)", proc.stderr).group(1)) / 1024  # type: ignore[union-attr]
     wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): ([\d:.]+)", proc.stderr).group(1)  # type: ignore[union-attr]
     secs = sum(float(x) * 60**i for i, x in enumerate(reversed(wall.split(":"))))
+    cpu = sum(float(re.search(rf"{k} time \(seconds\): ([\d.]+)", proc.stderr).group(1))  # type: ignore[union-attr]
+              for k in ("User", "System"))
     code = int(re.search(r"Exit status: (\d+)", proc.stderr).group(1))  # type: ignore[union-attr]
-    return secs, rss, code
+    return secs, cpu, rss, code
 
 
 def parse_size(text: str) -> int:
@@ -111,12 +115,12 @@ def main() -> None:
     print(f"input: {log.name}, {mb:.1f} MB")
     if a.generate_only:
         return
-    print("| command | wall | peak RSS | RSS / input | exit |\n|---|---|---|---|---|")
+    print("| command | wall | CPU | peak RSS | RSS / input | exit |\n|---|---|---|---|---|---|")
     for name, argv in COMMANDS:
         if a.only and a.only != name:
             continue
-        secs, rss, code = measure([x.format(log=log, out=a.out) for x in argv])
-        print(f"| `{name}` | {secs:.1f} s | {rss:.0f} MB | {rss / mb:.1f}× | {code} |", flush=True)
+        secs, cpu, rss, code = measure([x.format(log=log, out=a.out) for x in argv])
+        print(f"| `{name}` | {secs:.1f} s | {cpu:.1f} s | {rss:.0f} MB | {rss / mb:.1f}× | {code} |", flush=True)
 
 
 if __name__ == "__main__":

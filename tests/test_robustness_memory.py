@@ -109,3 +109,94 @@ def test_a_commit_deletes_what_this_run_unlisted_only(tmp_path: Path) -> None:
     assert (parts / "part-stray.parquet").exists()  # swept by the run's first and last commits only
     b.commit(final=True)
     assert not (parts / "part-stray.parquet").exists()
+
+
+# ---------------------------------------------------------------- the plain-text readers' working set
+
+
+def _dense_log(path: Path, records: int = 3000) -> Path:
+    """Benign lines with an error block every few records (multi-line, timestamped heads)."""
+    out = []
+    for i in range(records):
+        stamp = f"2024-05-01 10:{i // 60 % 60:02d}:{i % 60:02d}"
+        if i % 4 == 0:
+            out.append(f"{stamp} ERROR Traceback (most recent call last):\n"
+                       f'  File "/opt/app/m{i}.py", line {i}, in run\n'
+                       f"RuntimeError: CUDA error: out of memory (step {i})")
+        elif i % 4 == 2:  # a one-line record: its text is a slice of the line
+            out.append(f"{stamp} worker {i}: RuntimeError: CUDA error: out of memory")
+        else:
+            out.append(f"{stamp} worker {i}: heartbeat ok " + "x" * 60)
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+def _buffer_bytes(texts: pl.Series) -> int:
+    """Bytes of every buffer the string column keeps alive (views share their chunk's buffers)."""
+    arr = texts.to_arrow(compat_level=pl.CompatLevel.newest())
+    chunks = arr.chunks if hasattr(arr, "chunks") else [arr]
+    return sum(b.size for c in chunks for b in c.buffers() if b is not None)
+
+
+def test_candidate_reader_keeps_few_chunks_in_flight(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks are read at most AHEAD (+ the one being marked) before they are marked and freed:
+    the reader's working set is a few chunks whatever the input size."""
+    from logsleuth.classify import scan_terms
+    from logsleuth.ingest import logscan
+    from logsleuth.ingest import plaintext as pt
+    from logsleuth.library import load_library
+
+    log = _dense_log(tmp_path / "dense.log")
+    monkeypatch.setattr(pt, "CHUNK_BYTES", 4096)
+    read, marked, most = [0], [0], [0]
+    real_chunks, real_mark = pt.iter_byte_chunks, logscan._mark
+
+    def chunks(f: Any, size: int | None = None) -> Any:
+        for data in real_chunks(f, size):
+            read[0] += 1
+            most[0] = max(most[0], read[0] - marked[0])
+            yield data
+
+    def mark(frame: pl.DataFrame) -> pl.DataFrame:
+        marked[0] += 1
+        return real_mark(frame)
+
+    monkeypatch.setattr(pt, "iter_byte_chunks", chunks)
+    monkeypatch.setattr(logscan, "_mark", mark)
+    t = ingest.read_candidates(str(log), None, *scan_terms(load_library([])))
+    assert read[0] > 50  # the bound below means something
+    assert most[0] <= logscan.AHEAD + 1, (most[0], read[0])
+    assert t.events.height == 1500  # the error records, nothing else
+
+
+@pytest.mark.parametrize("candidates", [True, False], ids=["read_candidates", "read"])
+def test_kept_records_own_their_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, candidates: bool) -> None:
+    """The records kept of each chunk until the end of the input hold their own strings, not
+    views into the chunk they were cut from: else every chunk stays alive with the few records
+    taken from it, and memory grows with the input instead of with what is kept."""
+    from logsleuth.classify import scan_terms
+    from logsleuth.ingest import logscan
+    from logsleuth.ingest import plaintext as pt
+    from logsleuth.library import load_library
+
+    log = _dense_log(tmp_path / "dense.log")
+    monkeypatch.setattr(pt, "CHUNK_BYTES", 64 * 1024)
+    kept: list[pl.DataFrame] = []
+    if candidates:
+        real_records = logscan._Picked.records
+
+        def records(self: Any) -> pl.DataFrame:
+            kept.extend(self.parts)
+            return real_records(self)
+
+        monkeypatch.setattr(logscan._Picked, "records", records)
+        ingest.read_candidates(str(log), None, *scan_terms(load_library([])))
+    else:
+        real_emit = pt._emit
+        monkeypatch.setattr(pt, "_emit", lambda *a: kept.append(real_emit(*a)) or kept[-1])
+        ingest.read(str(log), None)
+    assert len(kept) > 3
+    for part in kept:
+        text = part["text"]
+        own = int(text.str.len_bytes().sum()) + 16 * text.len()  # the strings and their views
+        assert _buffer_bytes(text) <= own + 1024, (_buffer_bytes(text), own)

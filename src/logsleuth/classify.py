@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from logsleuth.library import regexes
@@ -102,6 +104,7 @@ def classify(
         matches = _unquoted(ev, _stage2(ev, pairs, patterns, timeout, warnings))
     renderer = library.renderer or Renderer(library.knowledge)
     findings, spans = _findings(ev, matches, patterns, renderer, warnings)
+    matches.clear()  # freed before the residue is built: the findings hold what is needed of them
     findings = _unsuppressed(findings, {p.id: p.suppresses for p in patterns if p.suppresses})
     order = sorted(range(len(findings)), key=lambda i: _sort_key(findings[i]))
     findings = [findings[i] for i in order]
@@ -244,7 +247,7 @@ def _stage2(
         if not p.portable:
             out.extend(_match_python(sub, ev, int(pid), p, timeout, warnings))
             continue
-        exploded = matched[int(pid)]
+        exploded = matched.pop(int(pid))  # each pattern's matches freed once walked
         if exploded.is_empty():
             continue
         out.extend(_match_polars(exploded, texts, int(pid), p, timeout, warnings))
@@ -415,7 +418,9 @@ def _findings(
     warnings: list[str],
 ) -> tuple[list[Finding], pl.DataFrame]:
     """One finding per (event, pattern, fingerprint), at its first match; plus matched line spans."""
-    span_rows: list[tuple[int, int]] = []
+    # spans as three flat int arrays (row, first and last line offset), expanded in polars: a
+    # tuple per matched line was ~100 bytes each, millions of them on an error-dense log
+    span_row, span_first, span_last = array("q"), array("q"), array("q")
     if not matches:
         return [], pl.DataFrame({"_row": [], "off": []}, schema={"_row": pl.UInt32, "off": pl.Int64})
     rows = sorted({m.row for m in matches})
@@ -432,7 +437,9 @@ def _findings(
         text = texts[m.row]
         first_off = text.count("\n", 0, m.pos)
         last_off = first_off + text.count("\n", m.pos, max(m.end - 1, m.pos))
-        span_rows.extend((m.row, off) for off in range(first_off, last_off + 1))
+        span_row.append(m.row)
+        span_first.append(first_off)
+        span_last.append(last_off)
         p = patterns[m.pid]
         fp = fingerprint(p.id, m.captures, p.fingerprint)
         if (m.row, m.pid, fp) in seen:
@@ -458,7 +465,13 @@ def _findings(
             fixes=fixes,
             ts=ts,
         ))
-    spans = pl.DataFrame(span_rows, schema={"_row": pl.UInt32, "off": pl.Int64}, orient="row").unique()
+    spans = (
+        pl.DataFrame({"_row": np.frombuffer(span_row, np.int64), "first": np.frombuffer(span_first, np.int64),
+                      "last": np.frombuffer(span_last, np.int64)})
+        .select(pl.col("_row").cast(pl.UInt32), off=pl.int_ranges("first", pl.col("last") + 1, dtype=pl.Int64))
+        .explode("off")
+        .unique()
+    )
     return out, spans
 
 

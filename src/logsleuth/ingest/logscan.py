@@ -163,16 +163,20 @@ def _mark(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 class _Picked:
-    """The lines of the candidate records of every frame, made into records at the end (one
-    `records` call instead of one per chunk), numbered with their global `seq`."""
+    """The candidate records of every frame, numbered with their global `seq`.
+
+    Records are built frame by frame and only they are kept, in their own memory: the lines
+    picked from a frame, and the frame itself, are freed before the next frame comes. Keeping
+    the picked lines of every frame for one `records` call at the end held ~3× the candidate
+    text at once (lines, their columns, then the records' concat/group_by copies) and grew with
+    the number of findings."""
 
     def __init__(self) -> None:
-        self.parts: list[pl.DataFrame] = []
+        self.parts: list[pl.DataFrame] = []  # records (line, ts, text, seq) of each frame
         self.seq = 0  # records so far
-        self.rec_base = 0  # keeps record ids distinct across frames
 
     def add(self, marked: pl.DataFrame, report: ReportBuilder) -> None:
-        # in numpy over flags, so that only the candidate rows' strings are ever copied
+        # in numpy over flags, so that only the candidate rows' strings are ever gathered
         used = marked["used"].to_numpy()
         report.lines += marked.height
         report.used += int(used.sum())
@@ -185,30 +189,18 @@ class _Picked:
             numbers = np.cumsum(head) - 1 + self.seq
             # the timestamp stripping of `[date …]` heads depends on all heads of the frame
             plain = not bool((marked["odd"].to_numpy() & head).any())
-            picked = marked[rows]
-            self.parts.append(picked.select(
-                "line", "tskind", "start", "used",
-                # a copy: the gathered strings would otherwise keep the whole chunk's buffers
-                # alive (string views), and memory would grow with the input
-                pl.Series("text", picked["text"].to_list(), dtype=pl.Utf8),
-                pl.col("rec") + self.rec_base,
-                pl.Series("seq", numbers[rows], dtype=pl.Int64),
-                pl.lit(plain).alias("plain"),
-            ))
+            picked = marked[rows].select("line", "tskind", "start", "used", "text", "rec")
+            seqs = pl.Series("seq", numbers[rows][head[rows]], dtype=pl.Int64)
+            # own text: else every chunk's buffers stay alive with the records (see `own_text`)
+            self.parts.append(pt.own_text(pt.records(picked, bracket_plain=plain)).with_columns(seqs))
         self.seq += int(head.sum())
-        self.rec_base += int(rec[-1]) + 1 if rec.size else 0
 
     def records(self) -> pl.DataFrame:
         if not self.parts:
             return _EMPTY
-        rows = pl.concat(self.parts)
-        out = []
-        for plain in (True, False):
-            sub = rows.filter(pl.col("plain") == plain)
-            if sub.height:
-                seqs = sub.filter(pl.col("start"))["seq"]
-                out.append(pt.records(sub, bracket_plain=plain).with_columns(seqs.alias("seq")))
-        return pl.concat(out).sort("seq") if len(out) > 1 else out[0]
+        out = pl.concat(self.parts) if len(self.parts) > 1 else self.parts[0]
+        self.parts = []
+        return out
 
 
 _EMPTY = pl.DataFrame(schema={"line": pl.Int64, "ts": EVENT_SCHEMA["ts"], "text": pl.Utf8, "seq": pl.Int64})

@@ -476,7 +476,14 @@ def _emit(marked: pl.DataFrame, report: ReportBuilder) -> pl.DataFrame:
     report.lines += marked.height
     report.used += used
     report.ignored += marked.height - used
-    return records(marked)
+    return own_text(records(marked))
+
+
+def own_text(recs: pl.DataFrame) -> pl.DataFrame:
+    """`recs` with its text in buffers of its own. A line that was filtered, gathered or sliced
+    (a timestamp cut off) is a view into the whole chunk's string buffers: kept in the event
+    table, it kept every chunk of the input alive beside the records' own (joined) text."""
+    return recs.with_columns(pl.col("text") + "")  # concatenation writes new strings
 
 
 def event_frame(recs: pl.DataFrame, session: str, source: str, seq: pl.Expr | None = None) -> pl.DataFrame:
