@@ -45,10 +45,14 @@ def fsync_dir(path: Path) -> None:
             os.close(fd)
 
 
-def write_atomic(frame: pl.DataFrame, dest: Path, **options: object) -> None:
-    """Temp file + fsync + rename + fsync of the folder: readers see the old file or the new one."""
+def write_atomic(frame: pl.DataFrame | pl.LazyFrame, dest: Path, **options: object) -> None:
+    """Temp file + fsync + rename + fsync of the folder: readers see the old file or the new one.
+    A LazyFrame is streamed to the file (sink) instead of being collected first."""
     tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-    frame.write_parquet(tmp, compression="zstd", statistics=True, **options)  # type: ignore[arg-type]
+    if isinstance(frame, pl.LazyFrame):
+        frame.sink_parquet(tmp, compression="zstd", statistics=True, engine="streaming", **options)  # type: ignore[call-overload]
+    else:
+        frame.write_parquet(tmp, compression="zstd", statistics=True, **options)  # type: ignore[arg-type]
     with open(tmp, "rb+") as f:
         os.fsync(f.fileno())
     os.replace(tmp, dest)
@@ -68,8 +72,9 @@ def write_compact(db: Path, parts: Sequence[str], schema: Mapping[str, pl.DataTy
     state = state_of(parts)
     if compact_state(db) == state:
         return state
-    if parts:
-        frame = pl.scan_parquet(sorted(str(db / p) for p in parts)).select(list(schema)).collect()
+    frame: pl.DataFrame | pl.LazyFrame
+    if parts:  # streamed: a 10x index's rewrite peaked at 8.6 GB when collected first
+        frame = pl.scan_parquet(sorted(str(db / p) for p in parts)).select(list(schema))
         frame = frame.sort(list(SORT_KEY), nulls_last=True, maintain_order=True)
     else:
         frame = pl.DataFrame(schema=dict(schema))
