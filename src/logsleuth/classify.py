@@ -430,6 +430,7 @@ def _findings(
     info = {r[0]: r[1:] for r in meta.iter_rows()}
     texts = _RowTexts(ev["text"])  # matches come row by row: one row's text at a time
     rendered: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[str, tuple[str, ...]]] = {}
+    shared: dict[tuple[int, tuple[tuple[str, str], ...]], dict[str, str]] = {}
     seen: set[tuple[int, int, str]] = set()
     out: list[Finding] = []
     for m in sorted(matches, key=lambda m: (m.row, m.pid, m.pos)):
@@ -448,6 +449,7 @@ def _findings(
         key = (m.pid, tuple(sorted(m.captures.items())))
         if key not in rendered:
             rendered[key] = _render(renderer, p, m.captures, warnings)
+            shared[key] = dict(key[1])
         explanation, fixes = rendered[key]
         out.append(Finding(
             pattern=p.id,
@@ -459,7 +461,7 @@ def _findings(
             source=source,
             line=line + (first_off if kind == "log" else 0),
             text=_snippet(text, m.pos, m.end),
-            captures=dict(sorted(m.captures.items())),
+            captures=shared[key],  # one dict per distinct capture set: findings repeat them by the thousand
             fingerprint=fp,
             explanation=explanation,
             fixes=fixes,
