@@ -45,7 +45,7 @@ def test_every_story_has_a_transcript_under_test() -> None:
 @pytest.mark.parametrize(("case_id", "fmt", "path", "case"), TRANSCRIPTS, ids=[f"{c}/{f}" for c, f, *_ in TRANSCRIPTS])
 def test_chain_matches_ground_truth(case_id: str, fmt: str, path: str, case: dict[str, Any]) -> None:
     g = analyze(path, with_reasoning=False).graph
-    story = [(g.node(n).category, g.node(n).seq) for n in dict.fromkeys(g.chain) if n.startswith("f")]
+    story = [(g.node(n).category, g.node(n).seq) for n in dict.fromkeys(g.chain) if n in g.failure_ids()]
     # failures of an attempt itself (no such version) are told with the attempt, not as steps
     story += [(f.category, f.seq) for _, f in g.failed_attempts if f.category in builtin_roles().attempt]
     expected = [(step["category"], step["first_seq"][fmt]) for step in case["chain"]]

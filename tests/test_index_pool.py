@@ -43,7 +43,7 @@ def test_workers_build_the_index_one_process_builds(corpus: Path, tmp_path: Path
     assert one[1].equals(two[1]) and one[2].equals(two[2]) and one[2].height > 0
 
 
-def _dies_on_other(batch: list[analyse_mod.Task]) -> list[analyse_mod.Outcome]:
+def _dies_on_other(batch: list[analyse_mod.Task]) -> list[analyse_mod.FileOutcome]:
     """Runs in a worker (pickled by reference): the worker analysing `other.jsonl` dies."""
     if any(task.source.endswith("other.jsonl") for task in batch):
         os._exit(3)

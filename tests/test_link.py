@@ -97,7 +97,9 @@ def recipe_stub(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_seed_chain_catch22_pivot_outcome(recipe_stub: None) -> None:
     ev, findings, acts = seed_like()
     g = link(ev, findings, acts)  # type: ignore[arg-type]
-    cats = [g.node(n).category for n in g.chain if n.startswith("f")]
+    failures = g.failure_ids()
+    assert failures == {ep.id for ep in g.episodes} and "s1" not in failures
+    cats = [g.node(n).category for n in g.chain if n in failures]
     assert cats == [
         "missing_shared_library",
         "nvcc_not_found",

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
 import time
@@ -8,11 +7,10 @@ import time
 import pytest
 
 from logsleuth.ingest.base import EventSink
-from logsleuth.model import Claim, Sentence
+from logsleuth.model import Sentence
 from logsleuth.reasoning import (
     MAX_CHARS,
     catch22_statements,
-    claims,
     classify_texts,
     extract,
     key_quotes,
@@ -131,20 +129,6 @@ def test_key_quotes_prefers_diagnoses_and_keeps_session_order(sentences: list[Se
     order = [sentences.index(q) for q in quotes]
     assert order == sorted(order)
     assert key_quotes(sentences, limit=0) == []
-
-
-def test_claims_are_the_hedged_statements_with_subjects(sentences: list[Sentence]) -> None:
-    got = {c.text[:40]: c for c in claims(sentences)}
-    assert all(isinstance(c, Claim) for c in got.values())
-    assert got["The CCCL headers are from a newer CUDA t"].kind == "belief"
-    assert got["Looking at the error traceback, the fail"].kind == "expectation"
-    assert got["The flashinfer JIT compilation during gr"].kind == "cause"
-    assert ("VERSION", "13.2") in got["The CCCL headers are from a newer CUDA t"].subject_entities
-    assert all(c.seq in {9506, 9512} for c in got.values())
-    assert not any(t.startswith("So the issue is") for t in got)  # not hedged: not a claim
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        next(iter(got.values())).kind = "x"  # type: ignore[misc]
-    assert next(iter(got.values())).to_dict()["subject_entities"]
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from logsleuth.classify import classify, primary_of
 from logsleuth.errors import InputError, Location
 from logsleuth.ingest.base import EventSink
 from logsleuth.library.pattern import PatternLibrary
-from logsleuth.model import Finding
+from logsleuth.model import Finding, Severity
 
 NONE = "none"
 
@@ -34,7 +34,7 @@ class Record:
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Prediction:
     id: str
     expected: str
     predicted: str
@@ -61,7 +61,7 @@ class CategoryScore:
 @dataclass(frozen=True, slots=True)
 class EvalResult:
     reader: str
-    outcomes: tuple[Outcome, ...]
+    outcomes: tuple[Prediction, ...]
     categories: tuple[CategoryScore, ...]
 
     @property
@@ -69,7 +69,7 @@ class EvalResult:
         return sum(o.correct for o in self.outcomes) / len(self.outcomes) if self.outcomes else 0.0
 
     @property
-    def confusions(self) -> tuple[Outcome, ...]:
+    def confusions(self) -> tuple[Prediction, ...]:
         return tuple(o for o in self.outcomes if not o.correct)
 
     def to_dict(self) -> dict[str, Any]:
@@ -154,12 +154,12 @@ def _predicted(findings: Sequence[Finding]) -> tuple[str, str | None]:
     primary = primary_of(findings)
     if primary is not None:
         return primary.category, primary.pattern
-    warns = [f for f in findings if f.severity.value == "warning"]
+    warns = [f for f in findings if f.severity is Severity.WARNING]
     if warns:
         top = max(warns, key=lambda f: f.priority)
         return top.category, top.pattern
     # no failure at all: a record labelled with a success category (tests passed) is scored on it
-    rest = [f for f in findings if f.severity.value in ("success", "info")]
+    rest = [f for f in findings if f.severity in (Severity.SUCCESS, Severity.INFO)]
     if rest:
         top = max(rest, key=lambda f: f.priority)
         return top.category, top.pattern
@@ -182,11 +182,11 @@ def evaluate(path: str, library: PatternLibrary, reader: str = "auto") -> EvalRe
             predicted = NONE if correct else predicted
         else:
             correct = predicted == r.category
-        outcomes.append(Outcome(r.id, r.category, predicted, pattern, correct))
+        outcomes.append(Prediction(r.id, r.category, predicted, pattern, correct))
     return EvalResult(used, tuple(outcomes), _scores(outcomes))
 
 
-def _scores(outcomes: Sequence[Outcome]) -> tuple[CategoryScore, ...]:
+def _scores(outcomes: Sequence[Prediction]) -> tuple[CategoryScore, ...]:
     support = Counter(o.expected for o in outcomes)
     predicted = Counter(o.predicted for o in outcomes)
     correct = Counter(o.expected for o in outcomes if o.correct)

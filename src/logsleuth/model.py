@@ -313,6 +313,10 @@ class Sentence:
     entities: tuple[tuple[str, str], ...] = field(default=())  # (label, text)
 
 
+# A seq later than any event's: the open end of a window of seqs ("until the session ends").
+NO_SEQ_LIMIT = 1 << 62
+
+
 class Outcome(enum.StrEnum):
     RESOLVED = "resolved"
     WORKED_AROUND = "worked around"
@@ -359,10 +363,18 @@ class Catch22:
     moves: tuple[int, ...] = ()  # seqs of the actions that moved the subject
 
 
+class NodeType(enum.StrEnum):
+    """What a node of the causal graph stands for (`GraphNode.type`)."""
+
+    FAILURE = "failure"  # an episode
+    ACTION = "action"  # a change tried
+    SUCCESS = "success"  # the first success
+
+
 @dataclass(frozen=True, slots=True)
 class GraphNode:
     id: str
-    type: str  # failure | action | success
+    type: str  # a NodeType value
     seq: int
     label: str
     category: str | None = None
@@ -445,6 +457,10 @@ class CausalGraph:
             out.setdefault(n.id, n)
         return out
 
+    def failure_ids(self) -> frozenset[str]:
+        """The ids of the failure (episode) nodes, for callers that test many ids."""
+        return frozenset(n.id for n in self.nodes if n.type == NodeType.FAILURE)
+
     def node(self, node_id: str) -> GraphNode:
         for n in self.nodes:
             if n.id == node_id:
@@ -469,29 +485,8 @@ class CausalGraph:
                     "attempts": [ids[a.id] for a in r.attempts if a.id in ids],
                 }
                 for ids in [self.action_ids()]
-                for ep, r in sorted(self.resolutions.items(), key=lambda kv: int(kv[0][1:]) if kv[0][1:].isdigit() else 0)
+                for order in [{e.id: i for i, e in enumerate(self.episodes)}]
+                for ep, r in sorted(self.resolutions.items(), key=lambda kv: order.get(kv[0], -1))
             },
             "notes": [{"seq": f.seq, "category": f.category, "pattern": f.pattern} for f in self.notes],
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """A hedged statement of the assistant, to be checked later against what happened (see reasoning.py).
-
-    `kind` says what sort of claim it is: `cause` (a hedged diagnosis), `expectation` (what an action
-    should do), `option` (a move being weighed) or `belief` (any other hedged fact).
-    """
-
-    seq: int
-    text: str
-    subject_entities: tuple[tuple[str, str], ...]  # (label, text), as in Sentence.entities
-    kind: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "seq": self.seq,
-            "text": self.text,
-            "subject_entities": [list(e) for e in self.subject_entities],
-            "kind": self.kind,
         }

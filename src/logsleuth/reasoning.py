@@ -22,7 +22,7 @@ from typing import Any
 import polars as pl
 import regex
 
-from logsleuth.model import Claim, Kind, Role, Sentence
+from logsleuth.model import Kind, Role, Sentence
 
 MAX_CHARS = 20_000  # longer messages are truncated: pasted logs, not reasoning
 MAX_SENTENCE_CHARS = 600
@@ -499,41 +499,6 @@ def key_quotes(sentences: Sequence[Sentence], limit: int = 5) -> list[Sentence]:
     ranked = sorted(range(len(unique)), key=lambda i: (-_score(unique[i]), unique[i].seq, i))
     chosen = sorted(ranked[: max(limit, 0)])
     return [unique[i] for i in chosen]
-
-
-_CAUSE = regex.compile(
-    r"\bbecause\b|\bdue to\b|\bcaused by\b|root cause|\b(?:issue|problem|culprit|cause) (?:is|was)\b"
-    r"|\b(?:comes|stems) from\b|\b(?:is|was|'s|’s) from\b|what(?:'s|’s| is) (?:failing|causing|breaking)"
-    r"|\bbut\b.{0,100}\b(?:only|n[o']t) (?:supports?|accepts?)\b|\bincompatible\b|\bmismatch\b",
-    regex.I,
-)
-_EXPECT = regex.compile(
-    r"\bshould\b|\bexpect|\bhopefully\b|\bwill (?:fix|work|help|avoid|resolve|solve|skip|bypass)\b|\bought to\b",
-    regex.I,
-)
-_OPTION = regex.compile(
-    r"\b(?:I|we) (?:could|might|may)\b|\binstead\b|\bswitch(?:ing)? to\b|\bfall(?:ing)? back\b|\balternatively\b",
-    regex.I,
-)
-
-
-def claims(sentences: Sequence[Sentence]) -> list[Claim]:
-    """Hypotheses (hedged sentences, questions excluded) that name something, to be checked later
-    against what happened. Hedged decisions ("I think I'll pin torch") are moves, not claims."""
-    out: list[Claim] = []
-    for s in _unique(sentences):
-        if s.label != HYPOTHESIS or not s.entities or s.text.endswith("?"):
-            continue
-        if _CAUSE.search(s.text):
-            kind = "cause"
-        elif _EXPECT.search(s.text):
-            kind = "expectation"
-        elif _OPTION.search(s.text):
-            kind = "option"
-        else:
-            kind = "belief"
-        out.append(Claim(s.seq, s.text, s.entities, kind))
-    return out
 
 
 def _unique(sentences: Iterable[Sentence]) -> Iterator[Sentence]:

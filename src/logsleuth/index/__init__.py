@@ -32,7 +32,7 @@ The modules, each importing only earlier ones (and the stages before the index):
     store      reading the committed state (manifest, parts or compact file)
     lock       the run's lock
     rows       the index rows of one analysed session
-    analyse    one input analysed into its rows (Task, Outcome)
+    analyse    one input analysed into its rows (Task, FileOutcome)
     textbatch, batch   many small inputs analysed in one pass
     pool       the analysis on several cores
     parts      part names and the rewrite of a shared part

@@ -1,5 +1,5 @@
 """One input of an index run analysed into its rows: ingest, classify, actions, link, then the
-rows of each session (rows.py). A Task is what the run asks for, an Outcome what it gets back
+rows of each session (rows.py). A Task is what the run asks for, a FileOutcome what it gets back
 (the rows, or the one-line error that replaces them); pool.py runs tasks on several cores and
 batch.py many small ones in one pass, each with the outcome `analyse` gives it alone.
 """
@@ -30,7 +30,7 @@ class Task:
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class FileOutcome:
     """What one input gave: its result, or the one-line error that replaces it."""
 
     result: FileResult | None
@@ -98,11 +98,11 @@ def analyse_files(paths: Sequence[str], library: PatternLibrary) -> tuple[pl.Dat
     return frame, errors
 
 
-def analyse(task: Task, library: PatternLibrary) -> Outcome:
+def analyse(task: Task, library: PatternLibrary) -> FileOutcome:
     try:
-        return Outcome(analyse_input(task.source, library, task.sha))
+        return FileOutcome(analyse_input(task.source, library, task.sha))
     except Exception as exc:  # one bad input never aborts the run
-        return Outcome(None, error_line(task.source, exc))
+        return FileOutcome(None, error_line(task.source, exc))
 
 
 def error_line(source: str, exc: BaseException) -> str:

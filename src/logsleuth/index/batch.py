@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
-from logsleuth.index.analyse import FileResult, Outcome, Task, analyse, analyse_transcript_rows, error_line
+from logsleuth.index.analyse import (
+    FileOutcome,
+    FileResult,
+    Task,
+    analyse,
+    analyse_transcript_rows,
+    error_line,
+)
 from logsleuth.index.rows import findings_frame, unmasked_rows
 
 if TYPE_CHECKING:
@@ -34,13 +41,13 @@ SMALL_BYTES = 256 * 1024  # inputs up to this size are analysed in batches (pool
 SEP = "\x1f"
 
 
-def analyse_batch(tasks: Sequence[Task], library: PatternLibrary) -> list[Outcome]:
+def analyse_batch(tasks: Sequence[Task], library: PatternLibrary) -> list[FileOutcome]:
     """The outcome of every task, in order, as `analyse.analyse` gives each alone."""
     from logsleuth.classify import scan_terms
     from logsleuth.ingest import logscan
 
     terms = scan_terms(library)
-    outcomes: list[Outcome | None] = [None] * len(tasks)
+    outcomes: list[FileOutcome | None] = [None] * len(tasks)
     read: list[Transcript | None] = [None] * len(tasks)
     plain: list[tuple[int, str, bytes]] = []
     for i, t in enumerate(tasks):
@@ -51,7 +58,7 @@ def analyse_batch(tasks: Sequence[Task], library: PatternLibrary) -> list[Outcom
             else:
                 read[i] = _read(t.source, terms)
         except Exception as exc:  # one bad input never aborts the run
-            outcomes[i] = Outcome(None, error_line(t.source, exc))
+            outcomes[i] = FileOutcome(None, error_line(t.source, exc))
     batched: set[int] = set()  # read by the batched text reader
     if plain:
         from logsleuth.index.textbatch import read_texts
@@ -65,7 +72,7 @@ def analyse_batch(tasks: Sequence[Task], library: PatternLibrary) -> list[Outcom
             try:
                 read[i] = _read(tasks[i].source, terms)
             except Exception as exc:
-                outcomes[i] = Outcome(None, error_line(tasks[i].source, exc))
+                outcomes[i] = FileOutcome(None, error_line(tasks[i].source, exc))
     todo = [i for i in range(len(tasks)) if read[i] is not None]
     try:
         results = analyse_transcripts([(read[i], tasks[i].sha, i in batched) for i in todo], library)  # type: ignore[misc]
@@ -75,8 +82,8 @@ def analyse_batch(tasks: Sequence[Task], library: PatternLibrary) -> list[Outcom
         if res is None:
             outcomes[i] = analyse(tasks[i], library)
         else:
-            outcomes[i] = Outcome(res)
-    return [o if o is not None else Outcome(None, f"{t.source}: internal error: not analysed") for o, t in zip(outcomes, tasks, strict=True)]
+            outcomes[i] = FileOutcome(res)
+    return [o if o is not None else FileOutcome(None, f"{t.source}: internal error: not analysed") for o, t in zip(outcomes, tasks, strict=True)]
 
 
 def _small_plain(source: str) -> tuple[str, bytes] | None:

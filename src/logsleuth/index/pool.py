@@ -22,7 +22,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
-from logsleuth.index.analyse import Outcome, Task, analyse
+from logsleuth.index.analyse import FileOutcome, Task, analyse
 
 if TYPE_CHECKING:
     from logsleuth.library.pattern import PatternLibrary
@@ -55,7 +55,7 @@ def batches(tasks: Sequence[Task]) -> list[list[Task]]:
     return out
 
 
-def _run(batch: Sequence[Task], library: PatternLibrary) -> list[Outcome]:
+def _run(batch: Sequence[Task], library: PatternLibrary) -> list[FileOutcome]:
     if len(batch) == 1:
         return [analyse(batch[0], library)]
     from logsleuth.index.batch import analyse_batch
@@ -63,7 +63,7 @@ def _run(batch: Sequence[Task], library: PatternLibrary) -> list[Outcome]:
     return analyse_batch(batch, library)
 
 
-def _numbered(n: int, outcomes: Sequence[Outcome]) -> Generator[Outcome, None, None]:
+def _numbered(n: int, outcomes: Sequence[FileOutcome]) -> Generator[FileOutcome, None, None]:
     import dataclasses
 
     for i, o in enumerate(outcomes):
@@ -82,7 +82,7 @@ def default_jobs() -> int:
     return max(1, min(cores, MAX_JOBS))
 
 
-def analysed(tasks: Sequence[Task], library: PatternLibrary, jobs: int | None = None) -> Generator[Outcome, None, None]:
+def analysed(tasks: Sequence[Task], library: PatternLibrary, jobs: int | None = None) -> Generator[FileOutcome, None, None]:
     """The outcome of every task, in the order of `tasks`."""
     jobs = default_jobs() if jobs is None else max(1, jobs)
     few = sum(t.size for t in tasks) < MIN_PARALLEL_BYTES and len(tasks) < MIN_PARALLEL_FILES
@@ -100,13 +100,13 @@ def analysed(tasks: Sequence[Task], library: PatternLibrary, jobs: int | None = 
         initargs=(dumps_library(library),),
     )
     try:
-        futures: list[Future[list[Outcome]]] = [pool.submit(_work, g) for g in groups]
+        futures: list[Future[list[FileOutcome]]] = [pool.submit(_work, g) for g in groups]
         for n, (group, fut) in enumerate(zip(groups, futures, strict=True)):
             try:
                 yield from _numbered(n, fut.result())
             except BrokenProcessPool as exc:
                 died = f"internal error: a worker process died while it was analysed (out of memory?): {exc}"
-                yield from _numbered(n, [Outcome(None, f"{t.source}: {died}") for t in group])
+                yield from _numbered(n, [FileOutcome(None, f"{t.source}: {died}") for t in group])
                 for m, rest in enumerate(groups[n + 1 :], start=n + 1):
                     yield from _numbered(m, _run(rest, library))
                 return
@@ -125,6 +125,6 @@ def _start_worker(library: bytes) -> None:
     _LIBRARY = loads_library(library)
 
 
-def _work(batch: list[Task]) -> list[Outcome]:
+def _work(batch: list[Task]) -> list[FileOutcome]:
     assert _LIBRARY is not None
     return _run(batch, _LIBRARY)

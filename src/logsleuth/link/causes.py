@@ -17,7 +17,7 @@ from collections.abc import Set
 import polars as pl
 
 from logsleuth.link.resolution import RunIndex
-from logsleuth.model import Finding, Severity
+from logsleuth.model import Finding, RunStatus, Severity
 from logsleuth.telling import TELLING, lines_of, telling_lines
 
 # Lines that only say that a step failed, or how: never the cause.
@@ -78,7 +78,7 @@ def unexplained_failures(idx: RunIndex, known: Set[int], events: pl.DataFrame) -
     run, named by its target and its first telling line (one target failing two ways is two
     failures), quoting the output's telling lines rather than `Exit code 1`. `known`: result seqs
     that already hold a finding."""
-    runs = [r for r in idx.goals if r.status.value == "failed" and r.result_seq is not None and r.result_seq not in known]
+    runs = [r for r in idx.goals if r.status is RunStatus.FAILED and r.result_seq is not None and r.result_seq not in known]
     if not runs:
         return []
     rows = {

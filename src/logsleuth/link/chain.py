@@ -40,6 +40,7 @@ from logsleuth.link.resolution import (
 )
 from logsleuth.link.roles import StoryRoles, builtin_roles
 from logsleuth.model import (
+    NO_SEQ_LIMIT,
     Action,
     ActionKind,
     Catch22,
@@ -48,10 +49,12 @@ from logsleuth.model import (
     Finding,
     GraphEdge,
     GraphNode,
+    NodeType,
     Outcome,
     Relation,
     Resolution,
     Run,
+    RunRole,
     Severity,
 )
 
@@ -91,7 +94,7 @@ def link(
     failed_attempts, main = _split_failures(findings, actions, call_of, roles, _event_texts(events))
     main = _named_by_causes(main, events, roles, log_seqs)
     if idx.goals:  # `pip install -r requirements.txt` failing is the goal failing, not a fix's attempt
-        in_goal = [(a, f) for a, f in failed_attempts if (r := idx.at.get(a.seq)) is not None and r.role.value == "goal"]
+        in_goal = [(a, f) for a, f in failed_attempts if (r := idx.at.get(a.seq)) is not None and r.role is RunRole.GOAL]
         if in_goal:
             moved = {f.seq for _, f in in_goal}
             failed_attempts = [(a, f) for a, f in failed_attempts if f.seq not in moved]
@@ -141,11 +144,11 @@ def link(
         first_success = _run_success(success_run, findings, events) if success_run is not None else None
     else:
         successes = sorted(
-            (f for f in findings if f.severity.value == "success" and f.category not in roles.progress),
+            (f for f in findings if f.severity is Severity.SUCCESS and f.category not in roles.progress),
             key=lambda f: f.seq,
         )
         first_success = next((f for f in successes if f.seq > last_failure), None)
-    end = first_success.seq if first_success else 1 << 62
+    end = first_success.seq if first_success else NO_SEQ_LIMIT
 
     builder = _Builder()
     attempts: dict[str, list[Action]] = defaultdict(list)
@@ -155,7 +158,7 @@ def link(
         nxt = occurrences[i + 1] if i + 1 < len(occurrences) else None
         stop = nxt[0] if nxt else end
         window = between(fixes, fix_seqs, seq, stop)
-        if _last_episode(chain) != ep_id:  # a run of did-not-fix attempts stays one step of the story
+        if _last_episode(chain, by_id) != ep_id:  # a run of did-not-fix attempts stays one step of the story
             chain.append(ep_id)
         seen_first.add(ep_id)
         for a in window:
@@ -201,7 +204,7 @@ def link(
     if by_runs:
         first_failure = occurrences[0][0] if occurrences else -1
         pivoted = bool(catch22) or any(
-            first_failure < p.seq < (first_success.seq if first_success else 1 << 62) for p in pivots
+            first_failure < p.seq < (first_success.seq if first_success else NO_SEQ_LIMIT) for p in pivots
         )
         outcome = outcome_from_goal(passed, episodes, pivoted, closing_words(events, idx.runs[-1].end))
     else:
@@ -217,7 +220,7 @@ def link(
         edges=edges,
         chain=tuple(chain),
         episodes=tuple(episodes),
-        attempts={k: tuple(v) for k, v in sorted(attempts.items(), key=lambda kv: _node_order(kv[0]))},
+        attempts={k: tuple(attempts[k]) for k in by_id if k in attempts},  # in episode order
         failed_attempts=tuple(failed_attempts),
         catch22=catch22,
         pivots=pivots,
@@ -311,12 +314,8 @@ def _any_between(seqs: Sequence[int], lo: int, hi: int) -> bool:
     return bisect.bisect_right(seqs, lo) < bisect.bisect_left(seqs, hi)
 
 
-def _last_episode(chain: list[str]) -> str | None:
-    return next((n for n in reversed(chain) if n.startswith("f")), None)
-
-
-def _node_order(node_id: str) -> tuple[str, int]:
-    return node_id[:1], int(node_id[1:]) if node_id[1:].isdigit() else 0
+def _last_episode(chain: list[str], episodes: Mapping[str, Episode]) -> str | None:
+    return next((n for n in reversed(chain) if n in episodes), None)
 
 
 class _Builder:
@@ -440,7 +439,7 @@ def _incidents(
     traceback as separate records, which are one failure. A burst ends at a fix, a success, or a
     stretch of ordinary records. (A transcript's tool result is already one event.)"""
     fix_seqs = [a.seq for a in fixes]
-    ok_seqs = sorted(f.seq for f in findings if f.severity.value == "success")
+    ok_seqs = sorted(f.seq for f in findings if f.severity is Severity.SUCCESS)
     out: list[Finding] = []
     burst: list[Finding] = []
 
@@ -565,7 +564,7 @@ def _nodes(episodes: Sequence[Episode], builder: _Builder, success: Finding | No
     nodes = [
         GraphNode(
             id=ep.id,
-            type="failure",
+            type=NodeType.FAILURE.value,
             seq=ep.occurrences[0],
             label=_first_line(ep.first.text),
             category=ep.category,
@@ -577,7 +576,7 @@ def _nodes(episodes: Sequence[Episode], builder: _Builder, success: Finding | No
         nodes.append(
             GraphNode(
                 id=node_id,
-                type="action",
+                type=NodeType.ACTION.value,
                 seq=a.seq,
                 label=action_label(a),
                 kind=a.kind.value,
@@ -587,7 +586,7 @@ def _nodes(episodes: Sequence[Episode], builder: _Builder, success: Finding | No
         )
     if success is not None:
         nodes.append(
-            GraphNode(id="s1", type="success", seq=success.seq, label=_first_line(success.text), category=success.category)
+            GraphNode(id="s1", type=NodeType.SUCCESS.value, seq=success.seq, label=_first_line(success.text), category=success.category)
         )
     return tuple(nodes)
 

@@ -16,7 +16,18 @@ from dataclasses import dataclass
 import polars as pl
 
 from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, target_of
-from logsleuth.model import Action, ActionKind, Episode, Finding, Outcome, Resolution, Run, RunRole, RunStatus
+from logsleuth.model import (
+    NO_SEQ_LIMIT,
+    Action,
+    ActionKind,
+    Episode,
+    Finding,
+    Outcome,
+    Resolution,
+    Run,
+    RunRole,
+    RunStatus,
+)
 
 _RECAP = re.compile(
     r"^\s*(This session is being continued from a previous conversation|<summary>|Summary of (the|our) "
@@ -129,7 +140,7 @@ def acted_on(notes: Sequence[Finding], fixes: Sequence[Action], idx: RunIndex) -
         run = idx.at.get(f.seq)
         if run is None or run.role is not RunRole.INVESTIGATION:
             continue
-        nxt = next((r.seq for r in idx.goals_after(run.end)), 1 << 62)
+        nxt = next((r.seq for r in idx.goals_after(run.end)), NO_SEQ_LIMIT)
         low = f.text.lower()
         if any(run.end < a.seq < nxt and a.kind is ActionKind.FILE_EDIT and _bears(a, low, f.text) for a in fixes):
             out.append(f)
@@ -244,7 +255,7 @@ def resolve(
                     fixed = _bearing(window, ep, pivot_ids) or fixed
                     held = False if fixed else held
         first_run = _run_start(idx, occ[0])
-        stop = at_last.seq + 1 if at_last is not None else 1 << 62
+        stop = at_last.seq + 1 if at_last is not None else NO_SEQ_LIMIT
         tried = [a for a in between(fixes, fix_seqs, first_run, stop) if all(a.id != b.id for b in fixed)]
         out[ep.id] = Resolution(ep.id, at_last.seq if at_last else None, fixed, held, tuple(tried))
     return out
@@ -317,7 +328,7 @@ def _resolver(
     ep: Episode,
     seq: int,
     idx: RunIndex,
-    before: int = 1 << 62,
+    before: int = NO_SEQ_LIMIT,
     slips: Set[int] = frozenset(),
     main: Set[str] = frozenset(),
     changed: Callable[[int, int], bool] = lambda lo, hi: True,

@@ -20,7 +20,7 @@ from logsleuth.actions.commands import INVESTIGATE, WRITES, operands
 from logsleuth.actions.extract import shell_payload
 from logsleuth.actions.shellparse import Cmd, argv_commands, basename, commands
 from logsleuth.actions.toolcalls import is_edit_tool, is_read_tool, is_shell_tool, looks_like_command
-from logsleuth.model import Finding, Run, RunRole, RunStatus, Target
+from logsleuth.model import Finding, Run, RunRole, RunStatus, Severity, Target
 
 # Environment switches that make a program say more, never behave differently: not fixes.
 DIAGNOSTIC_ENV = re.compile(
@@ -345,7 +345,7 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
     for f in findings:
         if f.severity.is_failure:
             fails.setdefault(f.seq, []).append(f)
-        elif f.severity.value == "success":
+        elif f.severity is Severity.SUCCESS:
             wins.add(f.seq)
     out: list[Run] = []
     background: tuple[Target, ...] = ()  # the targets of the last goal run that went on in the background

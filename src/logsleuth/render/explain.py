@@ -6,7 +6,7 @@ from typing import Any
 
 from logsleuth.analysis import Analysis
 from logsleuth.errors import UsageError
-from logsleuth.model import Relation
+from logsleuth.model import ActionKind, Relation
 from logsleuth.render import facts
 from logsleuth.render.describe import describe
 from logsleuth.render.mdsafe import inert_html
@@ -33,10 +33,11 @@ def explain_context(an: Analysis, seq: int) -> dict[str, Any]:
                      "fix": step["attempts"][-1]["text"] if step["attempts"] else None})
     actions = [a for a in an.actions if a.seq == seq]
     node_edges = []
+    failure_ids = g.failure_ids()
     for node_id, a in g.node_actions.items():
         if a.seq == seq:
             for e in g.edges:
-                if e.source == node_id and e.target.startswith("f"):
+                if e.source == node_id and e.target in failure_ids:
                     ep = st.episodes[e.target]
                     node_edges.append({"relation": e.relation.value.replace("_", " "), "title": st.title_of(ep),
                                        "seq": ep.occurrences[0]})
@@ -52,8 +53,8 @@ def explain_context(an: Analysis, seq: int) -> dict[str, Any]:
         "text": row["text"],
         "result": {"seq": result["seq"], "lines": facts.first_lines(result["text"], 12, 240),
                    "is_error": result["is_error"]} if result else None,
-        "actions": [describe(a) for a in actions if a.kind.value != "investigate"],
-        "investigates": any(a.kind.value == "investigate" for a in actions),
+        "actions": [describe(a) for a in actions if a.kind is not ActionKind.INVESTIGATE],
+        "investigates": any(a.kind is ActionKind.INVESTIGATE for a in actions),
         "road": road,
         "reasoning": [{"text": s.text, "seq": s.seq, "label": s.label} for s in turn if s.label != "observation"][:8],
         "assumed": [{"text": s.text, "seq": s.seq, **st._verdict(s)} for s in turn if s.hedged][:5],

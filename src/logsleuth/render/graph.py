@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from logsleuth.model import CausalGraph, GraphNode
+from logsleuth.model import CausalGraph, GraphNode, NodeType
 from logsleuth.render.refs import cite
 
 NODE_LIMIT = 120  # nodes drawn; with the chain's edges and catch-22 links, well under mermaid's 500 edges
@@ -59,9 +59,9 @@ class ChainView:
 
 
 def node_text(n: GraphNode, title: Callable[[str], str]) -> str:
-    if n.type == "failure" and n.category:
+    if n.type == NodeType.FAILURE and n.category:
         return title(n.category)
-    if n.type == "success":
+    if n.type == NodeType.SUCCESS:
         return "success"
     return n.label
 

@@ -17,7 +17,8 @@ import numpy as np
 
 from logsleuth.analysis import Analysis
 from logsleuth.link import action_label
-from logsleuth.model import Action, ActionKind, Episode, Finding, Relation, Sentence
+from logsleuth.model import NO_SEQ_LIMIT, Action, ActionKind, Episode, Finding, Outcome, Relation, Sentence
+from logsleuth.reasoning import DIAGNOSIS, catch22_statements, key_quotes
 from logsleuth.render import facts
 from logsleuth.render.describe import describe, edit_diff, mentions
 from logsleuth.render.refs import cite
@@ -161,9 +162,8 @@ class Story:
         g = self.g
         n = len(g.episodes)
         count = _NUMBERS[n] if n < len(_NUMBERS) else str(n)
-        ending = {"resolved": "and a fix", "worked around": "and a workaround", "unresolved": "and no way out"}[
-            g.outcome.value
-        ]
+        ending = {Outcome.RESOLVED: "and a fix", Outcome.WORKED_AROUND: "and a workaround",
+                  Outcome.UNRESOLVED: "and no way out"}[g.outcome]
         if g.catch22:
             c = g.catch22[0]
             pivot = ", a catch-22 and a pivot" if g.pivots else " and a catch-22"
@@ -179,7 +179,8 @@ class Story:
         """The chain as a story: one step per failure, with what the agent made of it and did."""
         steps: list[dict[str, Any]] = []
         seen: set[str] = set()
-        failures = [n for n in self.g.chain if n.startswith("f")]
+        failure_ids = self.g.failure_ids()
+        failures = [n for n in self.g.chain if n in failure_ids]
         for i, ep_id in enumerate(failures):
             ep = self.episodes[ep_id]
             recurring = ep_id in seen
@@ -230,7 +231,7 @@ class Story:
         if i + 1 < len(failures):
             nxt = self.episodes[failures[i + 1]]
             return next((s for s in nxt.occurrences if s > occ), nxt.occurrences[-1])
-        return self.g.first_success.seq if self.g.first_success else 1 << 62
+        return self.g.first_success.seq if self.g.first_success else NO_SEQ_LIMIT
 
     def _lead(self, i: int, ep: Episode, seq: int, recurring: bool, steps: list[dict[str, Any]]) -> str:
         call = self.call_before(seq)
@@ -270,7 +271,7 @@ class Story:
         for i, seq in enumerate(seqs):
             parts = [describe(a) for a in grouped[seq]]
             res = self.result_of.get(seq)
-            stop = seqs[i + 1] if i + 1 < len(seqs) else 1 << 62
+            stop = seqs[i + 1] if i + 1 < len(seqs) else NO_SEQ_LIMIT
             again = next((o for o in ep.occurrences if seq < o < stop), None)
             tail = "" if again is None else _AGAIN[i % len(_AGAIN)].format(cite=cite(again))
             out.append({"text": f"At {cite(seq)} it {_join(parts)}{tail}.", "seq": seq,
@@ -326,19 +327,16 @@ class Story:
 
     def _catch22_quotes(self, after: int) -> list[dict[str, Any]]:
         if self._stuck is None:  # the sentences that speak of being stuck, found once
-            words = ("catch-22", "catch 22", "stuck", "either way", "both", "trap", "circular")
-            self._stuck = [s for s in self.sentences if any(w in s.text.lower() for w in words)]
+            self._stuck = catch22_statements(self.sentences)
         hits = [s for s in self._stuck if s.seq > after][:3]
         return [{"text": s.text, "seq": s.seq} for s in hits]
 
     def diagnosis(self) -> dict[str, Any]:
         """The key reasoning, what was checked, and each strategy change with why."""
         first = self.g.episodes[0].occurrences[0] if self.g.episodes else -1
-        diag = [s for s in self.sentences if s.seq > first and s.label == "diagnosis"]
-        diag.sort(key=lambda s: (-len(s.entities), s.seq))
-        key = sorted(diag[:5], key=lambda s: s.seq)
+        key = key_quotes([s for s in self.sentences if s.seq > first and s.label == DIAGNOSIS], 5)
         last_fail = max((ep.occurrences[-1] for ep in self.g.episodes), default=-1)
-        stop = self.g.first_success.seq if self.g.first_success else 1 << 62
+        stop = self.g.first_success.seq if self.g.first_success else NO_SEQ_LIMIT
         checks: list[dict[str, Any]] = []
         for a in self.an.actions:
             if a.kind is ActionKind.INVESTIGATE and last_fail < a.seq < stop and a.subject not in ("sleep", "tail", "echo"):
@@ -456,7 +454,7 @@ class Story:
         if not g.episodes:
             return {"title": None, "seq": None, "text": None, "catch22": False}
         unresolved = [ep for ep in g.episodes if not self._resolved(ep.id)]
-        ep = unresolved[-1] if unresolved and g.outcome.value == "unresolved" else g.episodes[-1]
+        ep = unresolved[-1] if unresolved and g.outcome is Outcome.UNRESOLVED else g.episodes[-1]
         return {"title": self.title_of(ep), "seq": ep.occurrences[0], "text": ep.first.explanation, "catch22": False}
 
     def _resolved(self, ep_id: str) -> bool:
@@ -470,7 +468,7 @@ class Story:
         for ep in self.g.episodes:
             if not self._resolved(ep.id):
                 out.append({"title": self.title_of(ep), "seq": ep.occurrences[-1], "count": len(ep.occurrences)})
-        if self.g.catch22 and self.g.outcome.value == "worked around":
+        if self.g.catch22 and self.g.outcome is Outcome.WORKED_AROUND:
             for c in self.g.catch22:
                 a, b = (self.episodes[e] for e in c.episodes[:2])
                 out.append({"title": f"the {c.subject} catch-22 ({_lower_first(self.title_of(a))} vs "
