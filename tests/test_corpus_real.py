@@ -24,13 +24,13 @@ from logsleuth.library import load_library
 CORPUS_DIR = Path(__file__).parent / "corpus"
 CORPUS = CORPUS_DIR / "real_errors.jsonl"
 HELDOUT = CORPUS_DIR / "heldout.jsonl"
-FLOOR = 0.997  # real_errors.jsonl: 370/371 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
-HELDOUT_FLOOR = 0.91  # heldout.jsonl (round 2 batch), held out: 71/79 = 0.899 at its first and only scoring; 72/79
-# after the dev file's UserWarning-line class was fixed in quoting.py (tests/corpus/README.md)
+FLOOR = 0.997  # real_errors.jsonl: 449/450 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
+HELDOUT_FLOOR = 0.79  # heldout.jsonl (round 3 batch), held out: 61/77 = 0.792 at its first and only scoring
+# (tests/corpus/README.md); no pattern was written from it
 MIN_RECORDS, MIN_BENIGN, MIN_CATEGORIES = 300, 40, 40
 # benign held-out texts the library flags at the held-out batch's first scoring; left unfixed while the batch is held
 # out (fixing them means writing a pattern from it). Any other flagged benign text fails.
-KNOWN_HELDOUT_FALSE_ALARMS = {"benign-cublas-doc-table-ds-294"}  # a docs table row quoting a cuBLAS status code
+KNOWN_HELDOUT_FALSE_ALARMS = {"benign-cuda-error-code-list-cuda-python-458"}  # a plain-text list of CUDA error codes
 
 
 def _records(path: Path) -> list[dict[str, str]]:

@@ -27,6 +27,9 @@ _CODE = re.compile(
     r"""["'][^"']*["']\s*:)"""
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+# a markdown table's delimiter row (`|---|:--:|`, or `-- | --` as a rendered table is copied back from GitHub)
+_STATUS_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # CUBLAS_STATUS_EXECUTION_FAILED, CUDA_ERROR_X
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+\|?\s*$")
 PROSE_WORDS = 4  # words outside inline code that make a line prose rather than a pasted error
 
 
@@ -45,6 +48,38 @@ def in_prose_code_span(line: str, pos: int, end: int) -> bool:
     return len(_WORD.findall(outside)) >= PROSE_WORDS
 
 
+def in_markdown_table(text: str, pos: int) -> bool:
+    """The match sits in a cell of a markdown table (documentation listing error codes).
+
+    A row alone is not enough (loguru's `time | LEVEL | msg` and nvidia-smi's boxes have pipes too): the block of
+    adjacent lines holding `|` must include a delimiter row.
+    """
+    lines = text.split("\n")
+    row = text.count("\n", 0, pos)
+    if "|" not in lines[row]:
+        return False
+    lo = hi = row
+    while lo > 0 and "|" in lines[lo - 1]:
+        lo -= 1
+    while hi + 1 < len(lines) and "|" in lines[hi + 1]:
+        hi += 1
+    return any(_TABLE_RULE.match(lines[i]) for i in range(lo, hi + 1))
+
+
+def is_table_cell(line: str, pos: int, end: int) -> bool:
+    """The match is a whole cell of a table row (`CUBLAS_STATUS_X | The GPU program failed …`, `| `code` | … |`).
+
+    Readers split a row from its delimiter row, so the row is judged on its own line: the match must fill a cell,
+    and either the row is a pipe table (`| … |`) or the cell is a bare status name (a copied rendered table drops
+    the outer pipes). Output with pipes (`Tests  1 failed | 1 passed`, loguru's `| ERROR |`) is neither.
+    """
+    before, after = line[:pos].rstrip(" \t`"), line[end:].lstrip(" \t`")
+    if not after.startswith("|") or not (before.lstrip() in ("", "|") or before.endswith("|")):
+        return False
+    row = line.strip()
+    return (row.startswith("|") and row.endswith("|")) or bool(_STATUS_NAME.fullmatch(line[pos:end]))
+
+
 def in_string_literal(line: str, pos: int) -> bool:
     """The match is inside a quoted string of a line that is code building an error message."""
     before = line[:pos]
@@ -59,5 +94,7 @@ def is_quoted(text: str, pos: int, end: int) -> bool:
         return True
     bare = _BARE_GREP.match(line)  # `grep -n` over one file prints `628:` alone before the line
     if bare and lpos >= bare.end() and in_string_literal(line[bare.end():], lpos - bare.end()):
+        return True
+    if in_markdown_table(text, pos) or is_table_cell(line, lpos, lend):
         return True
     return in_prose_code_span(line, lpos, lend) or in_string_literal(line, lpos)
