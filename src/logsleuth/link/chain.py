@@ -12,10 +12,9 @@ The rules are ARCHITECTURE.md's ("Linking"), made concrete:
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -25,6 +24,7 @@ from logsleuth.link.causes import named_by_cause, unexplained_failures
 from logsleuth.link.resolution import (
     RunIndex,
     acted_on,
+    any_between,
     between,
     closing_words,
     goal_passed,
@@ -91,7 +91,7 @@ def link(
     call_of = _result_to_call(events) if has_calls else {}
     idx = runs_of(events, findings) if has_calls else RunIndex.of(())
     log_seqs = set(events.filter(pl.col("role") == "log")["seq"].to_list()) if events.height else set()
-    failed_attempts, main = _split_failures(findings, actions, call_of, roles, _event_texts(events))
+    failed_attempts, main = _split_failures(findings, actions, call_of, roles, events)
     main = _named_by_causes(main, events, roles, log_seqs)
     if idx.goals:  # `pip install -r requirements.txt` failing is the goal failing, not a fix's attempt
         in_goal = [(a, f) for a, f in failed_attempts if (r := idx.at.get(a.seq)) is not None and r.role is RunRole.GOAL]
@@ -111,11 +111,10 @@ def link(
     fix_seqs = [a.seq for a in fixes]  # ascending: actions are sorted by seq
     main = _incidents(main, fixes, findings, log_seqs)
     main, notes = split_notes(main, idx, events)
-    if idx.goals and notes:  # a probe's failure the agent then fixed in the project is a step
-        promoted = {f.seq for f in acted_on(notes, fixes, idx)}
+    if idx.goals:
+        promoted = {f.seq for f in acted_on(notes, fixes, idx)}  # a probe's failure then fixed in the project
         main = sorted((*main, *(f for f in notes if f.seq in promoted)), key=lambda f: f.seq)
         notes = [f for f in notes if f.seq not in promoted]
-    if idx.goals:
         known = {f.seq for f in (*main, *notes)} | {f.seq for _, f in failed_attempts}
         main = sorted((*main, *unexplained_failures(idx, known, events)), key=lambda f: f.seq)
         main, slips = split_slips(main, fixes, idx)
@@ -310,10 +309,6 @@ def _changes(fixes: Sequence[Action]) -> list[Action]:
     return out
 
 
-def _any_between(seqs: Sequence[int], lo: int, hi: int) -> bool:
-    return bisect.bisect_right(seqs, lo) < bisect.bisect_left(seqs, hi)
-
-
 def _last_episode(chain: list[str], episodes: Mapping[str, Episode]) -> str | None:
     return next((n for n in reversed(chain) if n in episodes), None)
 
@@ -360,32 +355,24 @@ def _split_failures(
     actions: Sequence[Action],
     call_of: Mapping[int, int],
     roles: StoryRoles,
-    texts_of: Callable[[Sequence[int]], Mapping[int, str]],
+    events: pl.DataFrame,
 ) -> tuple[list[tuple[Action, Finding]], list[Finding]]:
     """Strongest failure per event (among equals, the one that says most, then the one printed
-    first: the run stopped there);
-    attempt failures split off; generic ones only as a last resort."""
-    top: dict[int, Finding] = {}
-    tied: set[int] = set()
+    first: the run stopped there); attempt failures split off; generic ones only as a last resort."""
+    strongest: dict[int, list[Finding]] = {}
     for f in findings:
         if not f.severity.is_failure:
             continue
-        cur = top.get(f.seq)
-        if cur is None or (f.priority, f.severity.rank) > (cur.priority, cur.severity.rank):
-            top[f.seq] = f
-            tied.discard(f.seq)
-        elif (f.priority, f.severity.rank) == (cur.priority, cur.severity.rank):
-            tied.add(f.seq)
-    if tied:
-        by_seq: dict[int, list[Finding]] = defaultdict(list)
-        for f in findings:
-            if f.seq in tied and f.severity.is_failure and (f.priority, f.severity.rank) == (
-                    top[f.seq].priority, top[f.seq].severity.rank):
-                by_seq[f.seq].append(f)
-        texts = texts_of(sorted(tied))
-        for seq, fs in by_seq.items():
-            text = texts.get(seq) or ""
-            top[seq] = min(fs, key=lambda f: (-sum(1 for v in f.captures.values() if v), _position(text, f.text)))
+        fs = strongest.get(f.seq)
+        if fs is None or (f.priority, f.severity.rank) > (fs[0].priority, fs[0].severity.rank):
+            strongest[f.seq] = [f]
+        elif (f.priority, f.severity.rank) == (fs[0].priority, fs[0].severity.rank):
+            fs.append(f)
+    texts = _texts_at(events, [seq for seq, fs in strongest.items() if len(fs) > 1])
+    top = {
+        seq: min(fs, key=lambda f: (-sum(1 for v in f.captures.values() if v), _position(texts.get(f.seq, ""), f.text)))
+        for seq, fs in strongest.items()
+    }
     package_actions: dict[int, list[Action]] = defaultdict(list)
     for a in actions:
         if a.kind in PACKAGE_KINDS:
@@ -411,22 +398,19 @@ def _position(text: str, quote: str) -> int:
     return at if at >= 0 else len(text)
 
 
-def _event_texts(events: pl.DataFrame) -> Callable[[Sequence[int]], Mapping[int, str]]:
-    def get(seqs: Sequence[int]) -> Mapping[int, str]:
-        return dict(events.filter(pl.col("seq").is_in(list(seqs))).select("seq", "text").iter_rows())
-
-    return get
+def _texts_at(events: pl.DataFrame, seqs: Sequence[int]) -> dict[int, str]:
+    """seq -> text of the given events (none asked: no query)."""
+    if not seqs:
+        return {}
+    return {seq: text or "" for seq, text in events.filter(pl.col("seq").is_in(list(seqs))).select("seq", "text").iter_rows()}
 
 
 def _named_by_causes(
     main: Sequence[Finding], events: pl.DataFrame, roles: StoryRoles, log_seqs: set[int]
 ) -> list[Finding]:
     """A transcript's wrapper failures (`make: *** … Error 1`) named by the line that says why."""
-    seqs = [f.seq for f in main if f.category in roles.wrapper and f.seq not in log_seqs]
-    if not seqs:
-        return list(main)
-    texts = dict(events.filter(pl.col("seq").is_in(seqs)).select("seq", "text").iter_rows())
-    return [named_by_cause(f, texts.get(f.seq) or "") if f.seq in seqs else f for f in main]
+    texts = _texts_at(events, [f.seq for f in main if f.category in roles.wrapper and f.seq not in log_seqs])
+    return [named_by_cause(f, texts[f.seq]) if f.seq in texts else f for f in main]
 
 
 LOG_GAP = 25  # log records further apart than this are separate incidents (a relaunch in between)
@@ -455,7 +439,7 @@ def _incidents(
             continue
         if burst:
             prev = burst[-1].seq
-            between = _any_between(fix_seqs, prev, f.seq) or _any_between(ok_seqs, prev, f.seq)
+            between = any_between(fix_seqs, prev, f.seq) or any_between(ok_seqs, prev, f.seq)
             far = f.seq in log_seqs and f.seq - prev > LOG_GAP
             if between or far:
                 close()

@@ -233,7 +233,7 @@ def resolve(
     main = main_targets(idx, requested)
 
     def changed(lo: int, hi: int) -> bool:
-        return bisect.bisect_right(fix_seqs, lo) < bisect.bisect_left(fix_seqs, hi)
+        return any_between(fix_seqs, lo, hi)
 
     out: dict[str, Resolution] = {}
     for ep in episodes:
@@ -361,6 +361,11 @@ def _resolver(
         if r.status is RunStatus.PASSED and not any(s > r.seq for s in occ) and not _scratch_only(r):
             return r
     return None
+
+
+def any_between(seqs: Sequence[int], lo: int, hi: int) -> bool:
+    """Is any of the sorted `seqs` in lo < seq < hi (a change between two runs)?"""
+    return bisect.bisect_right(seqs, lo) < bisect.bisect_left(seqs, hi)
 
 
 def between(items: Sequence[Action], seqs: Sequence[int], lo: int, hi: int) -> list[Action]:
