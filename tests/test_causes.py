@@ -93,7 +93,9 @@ def test_a_heredoc_that_drives_the_projects_own_code_is_a_scratch_run_of_it() ->
 
     calls = [("Bash", "python3 - <<'EOF'\nfrom pathlib import Path\np = Path('jitkern/nvrtc.py')\np.write_text(s)\nEOF"),
              ("Bash", "cat .venv/lib/python3.11/site-packages/nvidia/__init__.py")]
-    project = project_modules(calls)
+    from logsleuth.link.runs import classify_call
+
+    project = project_modules((classify_call(tool, text)[0], text) for tool, text in calls)
     assert "jitkern" in project and "nvidia" not in project
     probe = ".venv/bin/python - <<'EOF'\nfrom jitkern import compile as c, config\nconfig.ARCH = 'compute_75'\nc.compile_all()\nEOF"
     t = _drives(probe, project)

@@ -349,13 +349,15 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
             wins.add(f.seq)
     out: list[Run] = []
     background: tuple[Target, ...] = ()  # the targets of the last goal run that went on in the background
-    project = project_modules(calls.select("tool", "text").iter_rows())
-    for seq, tool, call_id, text in calls.iter_rows():
+    rows = list(calls.iter_rows())
+    classified = [classify_call(tool, text or "") for _, tool, _, text in rows]  # once per call
+    project = project_modules((c[0], text or "") for (_, _, _, text), c in zip(rows, classified, strict=True))
+    for (seq, tool, call_id, text), call in zip(rows, classified, strict=True):
         res = by_call.get(call_id) if call_id is not None else None
         if res is None:
             res = by_seq.get(seq + 1) if call_id is None else None
         body = text or ""
-        role, targets, env, cwd, probe = classify_call(tool, body)
+        role, targets, env, cwd, probe = call
         if role is RunRole.INVESTIGATION and probe and (drives := _drives(body, project)):
             role, targets = RunRole.GOAL, (drives,)
         status = _status(res, fails, wins, body, texts.get(res[0], "") if res else "")
@@ -380,14 +382,14 @@ _NOT_PROJECT = re.compile(r"(^|/)(site-packages|dist-packages|\.venv|venv|usr|tm
 _NOT_MODULE = frozenset({"src", "lib", "tests", "test", "home", "root", "work", "scripts", "tools", "bin", "projects"})
 
 
-def project_modules(calls: Iterable[tuple[str | None, str | None]]) -> frozenset[str]:
+def project_modules(calls: Iterable[tuple[RunRole, str]]) -> frozenset[str]:
     """The importable names of the project the agent works on: the packages and modules of the
-    Python files its changes touch (`jitkern/nvrtc.py` -> jitkern, nvrtc)."""
+    Python files its changes (the calls of role FIX) touch (`jitkern/nvrtc.py` -> jitkern, nvrtc)."""
     names: set[str] = set()
-    for tool, text in calls:
-        if classify_call(tool, text or "")[0] is not RunRole.FIX:
+    for role, text in calls:
+        if role is not RunRole.FIX:
             continue
-        for path in _PY_PATH.findall(text or ""):
+        for path in _PY_PATH.findall(text):
             if _NOT_PROJECT.search(path):
                 continue
             *dirs, file = path.split("/")
