@@ -384,7 +384,7 @@ def test_shared_sample_details(shared: Path) -> None:
 def test_a_background_task_notification_is_not_the_user(tmp_path: Path) -> None:
     """Real shape (tests/real_sessions/spotter-a0y-credo-alias): Claude Code writes a finished
     background command's notification into the user's turn; it is no request or follow-up."""
-    from logsleuth.ingest.claude_code import harness_text
+    from logsleuth.ingest.base import harness_text
 
     note = ("<task-notification>\n<task-id>b7b23b2</task-id>\n<status>completed</status>\n"
             "<summary>Background command \"Run new tests\" completed (exit code 0)</summary>\n</task-notification>")

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from logsleuth.ingest.base import harness_text
 from logsleuth.model import Action, ActionKind
 
 _GPU = re.compile(
@@ -49,19 +50,13 @@ def goal(rows: Sequence[Mapping[str, Any]], limit: int = 2) -> list[Cited]:
     """The first user messages, trimmed to their first sentences: what the session set out to do."""
     out: list[Cited] = []
     for r in rows:
-        if r["role"] == "user" and r["kind"] == "text" and r["text"].strip() and not _harness_note(r["text"]):
+        if r["role"] == "user" and r["kind"] == "text" and r["text"].strip() and not harness_text(r["text"]):
             text = " ".join(r["text"].split())
             sentences = _SENTENCE_END.split(text)
             out.append(Cited(" ".join(sentences[:3])[:600], r["seq"]))
             if len(out) >= limit:
                 break
     return out
-
-
-def _harness_note(text: str) -> bool:
-    """Lines the agent's harness writes into the user's turn ("[Request interrupted by user]")."""
-    t = text.strip()
-    return t.startswith("[Request interrupted") or t.startswith("<command-") or t.startswith("Caveat:")
 
 
 # a row without one of these can add nothing to `machine` / `stack` (callers may pass only the rows with one)
