@@ -98,11 +98,12 @@ def small_session(session: str, errors: int, start: str = "2026-02-01T09:00:00")
     return claude_session(session, start, steps)
 
 
-def write_corpus(root: Path) -> Path:
-    """The index tests' corpus: two sessions in a/, two in b/ (a fix that held, one that did not,
-    a catch-22, an unrelated ptxas error)."""
-    write(root / "a" / "ptxas.jsonl", ptxas_fixed())
-    write(root / "a" / "nvrtc.jsonl", nvrtc_fixed())
-    write(root / "b" / "c22.jsonl", ptxas_catch22())
-    write(root / "b" / "other.jsonl", other_ptxas())
+def write_corpus(root: Path, *, flat: bool = False) -> Path:
+    """The index and search tests' corpus: two sessions in a/, two in b/ (or all four in root when
+    `flat`): a fix that held, one that did not, a catch-22, an unrelated ptxas error."""
+    a, b = (root, root) if flat else (root / "a", root / "b")
+    write(a / "ptxas.jsonl", ptxas_fixed())
+    write(a / "nvrtc.jsonl", nvrtc_fixed())
+    write(b / "c22.jsonl", ptxas_catch22())
+    write(b / "other.jsonl", other_ptxas())
     return root

@@ -17,11 +17,7 @@ from index_sessions import (
     FIXTURE_PATTERNS,
     NVRTC,
     PTXAS,
-    nvrtc_fixed,
-    other_ptxas,
-    ptxas_catch22,
-    ptxas_fixed,
-    write,
+    write_corpus,
 )
 from logsleuth.cli import main
 from logsleuth.errors import UsageError
@@ -44,12 +40,7 @@ def lib():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("search") / "corpus"
-    write(root / "ptxas.jsonl", ptxas_fixed())
-    write(root / "nvrtc.jsonl", nvrtc_fixed())
-    write(root / "c22.jsonl", ptxas_catch22())
-    write(root / "other.jsonl", other_ptxas())
-    return root
+    return write_corpus(tmp_path_factory.mktemp("search") / "corpus", flat=True)
 
 
 @pytest.fixture(scope="module")

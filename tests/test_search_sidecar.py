@@ -17,10 +17,9 @@ from index_sessions import (
     NVRTC,
     PTXAS,
     nvrtc_fixed,
-    other_ptxas,
-    ptxas_catch22,
     ptxas_fixed,
     write,
+    write_corpus,
 )
 from logsleuth.index import build as indexer
 from logsleuth.index import patterns, schema, sidecar, sidecar_write, store
@@ -44,11 +43,7 @@ def lib():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("sidecar") / "corpus"
-    write(root / "ptxas.jsonl", ptxas_fixed())
-    write(root / "nvrtc.jsonl", nvrtc_fixed())
-    write(root / "c22.jsonl", ptxas_catch22())
-    write(root / "other.jsonl", other_ptxas())
+    root = write_corpus(tmp_path_factory.mktemp("sidecar") / "corpus", flat=True)
     write(root / "copy" / "ptxas-again.jsonl", ptxas_fixed())  # the same session found twice
     return root
 
