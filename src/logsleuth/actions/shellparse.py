@@ -65,9 +65,12 @@ class Cmd:
 
 
 def _quote_word(word: str) -> str:
-    """`PATH='/x:$PATH'` rather than `'PATH=/x:$PATH'`: the same word, easier to read."""
+    """`PATH='/x:$PATH'` rather than `'PATH=/x:$PATH'`: the same word, easier to read. A version
+    specifier (`'torch==2.1,!=2.1+cpu'`) is quoted whole: `torch='=2.1…'` reads as an assignment."""
     m = _ASSIGN.match(word)
-    return word[: m.end()] + shlex.quote(word[m.end() :]) if m else shlex.quote(word)
+    if m and not word[m.end() :].startswith(("=", "~")):
+        return word[: m.end()] + shlex.quote(word[m.end() :])
+    return shlex.quote(word)
 
 
 def basename(path: str) -> str:

@@ -21,6 +21,14 @@ import polars as pl
 
 from logsleuth.link.catch22 import PACKAGE_KINDS, find_catch22, package_value
 from logsleuth.link.causes import named_by_cause, unexplained_failures
+from logsleuth.link.constraints import (
+    bends,
+    blocked_by_rules,
+    read_constraints,
+    request_text,
+    rule_catch22,
+    trapped_by_rules,
+)
 from logsleuth.link.resolution import (
     RunIndex,
     acted_on,
@@ -134,6 +142,10 @@ def link(
         worded = worded_pivots(events, changes, idx, first_failure, texts)
         pivots_found = sorted({p.id: p for p in (*pivots_found, *worded)}.values(), key=lambda a: a.seq)
     requested = goal_targets(events) if by_runs else []
+    rules = read_constraints(request_text(events)) if by_runs else ()
+    if rules and episodes:  # a change that breaks a rule of the request is a change of approach
+        bent = bends([a for a in fixes if a.seq > occurrences[0][0]], rules, events)
+        pivots_found = sorted({p.id: p for p in (*pivots_found, *bent)}.values(), key=lambda a: a.seq)
     resolutions: dict[str, Resolution] = (
         resolve(episodes, idx, fixes, pivots_found, {f.seq for f in notes}, requested) if by_runs else {}
     )
@@ -205,11 +217,16 @@ def link(
         pivoted = bool(catch22) or any(
             first_failure < p.seq < (first_success.seq if first_success else NO_SEQ_LIMIT) for p in pivots
         )
-        outcome = outcome_from_goal(passed, episodes, pivoted, closing_words(events, idx.runs[-1].end))
+        closing = closing_words(events, idx.runs[-1].end)
+        outcome = outcome_from_goal(passed, episodes, pivoted, closing)
     else:
         outcome = _outcome(episodes, first_success, pivots, catch22)
     trap = catch22[0].episodes[1] if catch22 and len(catch22[0].episodes) > 1 else None
     cause = root_cause(episodes, resolutions, trap, outcome) if by_runs else _legacy_root(episodes, catch22, outcome, builder.edges)
+    if by_runs and cause is not None and not catch22 and outcome is Outcome.UNRESOLVED and blocked_by_rules(closing):
+        rule = trapped_by_rules(by_id[cause], rules)  # the failure's only ways out break a rule of the request
+        if rule is not None:
+            catch22 = (rule_catch22(by_id[cause], rule),)
     recipe = _recipe(actions, failed_actions, first_success)
     nodes = _nodes(episodes, builder, first_success)
     edges = tuple(e for e in builder.edges if not e.target.startswith("x:"))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from logsleuth.link.constraints import request_text
 from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, target_of
 from logsleuth.model import (
     NO_SEQ_LIMIT,
@@ -438,12 +439,9 @@ def _bears(a: Action, low: str, text: str) -> bool:
 
 def goal_targets(events: pl.DataFrame) -> list[str]:
     """The targets the user's first request names in backticks (`make check`, `pytest`)."""
-    users = events.filter((pl.col("role").cast(pl.Utf8) == "user") & (pl.col("kind").cast(pl.Utf8) == "text"))
-    if not users.height:
-        return []
     from logsleuth.actions.shellparse import commands
 
-    text = str(users["text"][0] or "")[:4000]
+    text = request_text(events)
     out = []
     for span in re.findall(r"`([^`\n]{2,200})`", text):
         for c in commands(span):

@@ -9,6 +9,7 @@ event that supports it; templates print it as `[msg N]`.
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -17,7 +18,18 @@ import numpy as np
 
 from logsleuth.analysis import Analysis
 from logsleuth.link import action_label
-from logsleuth.model import NO_SEQ_LIMIT, Action, ActionKind, Episode, Finding, Outcome, Relation, Sentence
+from logsleuth.link.constraints import blocked_by_rules
+from logsleuth.model import (
+    NO_SEQ_LIMIT,
+    Action,
+    ActionKind,
+    Catch22,
+    Episode,
+    Finding,
+    Outcome,
+    Relation,
+    Sentence,
+)
 from logsleuth.reasoning import DIAGNOSIS, catch22_statements, key_quotes
 from logsleuth.render import facts
 from logsleuth.render.describe import describe, edit_diff, mentions
@@ -149,13 +161,24 @@ class Story:
             "source": self.an.transcript.report.source,
             "session": self.an.session,
             "failures": len(self.g.episodes),
-            # "each fix exposing the next" only where a change revealed every later failure
-            "chained": len(self.g.episodes) > 1 and all(
-                any(e.relation is Relation.REVEALED and e.target == ep.id for e in self.g.edges)
-                for ep in self.g.episodes[1:]
-            ),
+            "chained": self._chained(),
             "outcome": self.g.outcome.value,
         }
+
+    def _chained(self) -> bool:
+        """"Each fix exposing the next": every later failure first appeared after a fix of the one
+        before it (the re-runs say so where there are runs; else a change revealed it)."""
+        eps = self.g.episodes
+        if len(eps) < 2:
+            return False
+        if self.g.resolutions:
+            for prev, ep in itertools.pairwise(eps):
+                res = self.g.resolutions.get(prev.id)
+                fixes = [a.seq for a in res.fixed_by] if res is not None else []
+                if not fixes or min(fixes) > ep.occurrences[0]:
+                    return False
+            return True
+        return all(any(e.relation is Relation.REVEALED and e.target == ep.id for e in self.g.edges) for ep in eps[1:])
 
     def title(self) -> str:
         """A headline from the shape of the story: the trap, the length of the chain, the ending."""
@@ -306,6 +329,9 @@ class Story:
     def catch22(self) -> list[dict[str, Any]]:
         out = []
         for c in self.g.catch22:
+            if len(c.episodes) == 1:  # a failure against a rule of the request
+                out.append(self._rule_catch22(c))
+                continue
             a, b = (self.episodes[e] for e in c.episodes[:2])
             quotes = self._catch22_quotes(a.occurrences[0])
             va, vb = ((*c.values, "?", "?"))[:2]
@@ -313,6 +339,7 @@ class Story:
                 {
                     "subject": c.subject,
                     "alternated": c.alternated,
+                    "rule": "",
                     "paths": [
                         {"value": va, "title": self.title_of(a), "seq": a.occurrences[0],
                          "quote": facts.first_lines(a.first.text, 1, 200), "explanation": a.first.explanation},
@@ -324,6 +351,20 @@ class Story:
                 }
             )
         return out
+
+    def _rule_catch22(self, c: Catch22) -> dict[str, Any]:
+        a = self.episodes[c.episodes[0]]
+        return {
+            "subject": c.subject,
+            "alternated": False,
+            "rule": c.values[0] if c.values else "",
+            "paths": [{"value": "", "title": self.title_of(a), "seq": a.occurrences[0],
+                       "quote": facts.first_lines(a.first.text, 1, 200), "explanation": a.first.explanation}],
+            "quotes": [{"text": q.text, "seq": q.seq} for q in self.sentences
+                       if q.seq > a.occurrences[0] and blocked_by_rules(q.text)][:2]
+            or self._catch22_quotes(a.occurrences[0]),
+            "moves": [],
+        }
 
     def _catch22_quotes(self, after: int) -> list[dict[str, Any]]:
         if self._stuck is None:  # the sentences that speak of being stuck, found once
@@ -445,11 +486,11 @@ class Story:
         g = self.g
         if g.root_cause is not None and g.root_cause in self.episodes:  # the linker's, as classify and the index
             ep = self.episodes[g.root_cause]
-            trap = any(len(c.episodes) > 1 and c.episodes[1] == ep.id for c in g.catch22)
+            trap = any(c.episodes[min(1, len(c.episodes) - 1)] == ep.id for c in g.catch22)
             return {"title": self.title_of(ep), "seq": ep.occurrences[0], "text": ep.first.explanation, "catch22": trap}
         if g.catch22:
             c = g.catch22[0]
-            b = self.episodes[c.episodes[1]]
+            b = self.episodes[c.episodes[min(1, len(c.episodes) - 1)]]
             return {"title": self.title_of(b), "seq": b.occurrences[0], "text": b.first.explanation, "catch22": True}
         if not g.episodes:
             return {"title": None, "seq": None, "text": None, "catch22": False}
@@ -469,7 +510,7 @@ class Story:
             if not self._resolved(ep.id):
                 out.append({"title": self.title_of(ep), "seq": ep.occurrences[-1], "count": len(ep.occurrences)})
         if self.g.catch22 and self.g.outcome is Outcome.WORKED_AROUND:
-            for c in self.g.catch22:
+            for c in (c for c in self.g.catch22 if len(c.episodes) > 1):
                 a, b = (self.episodes[e] for e in c.episodes[:2])
                 out.append({"title": f"the {c.subject} catch-22 ({_lower_first(self.title_of(a))} vs "
                             f"{_lower_first(self.title_of(b))}) was worked around, not solved", "seq": b.occurrences[0],

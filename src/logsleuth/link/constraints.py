@@ -1,0 +1,179 @@
+"""The user's constraints, read from the request, against what the session did.
+
+"Don't touch torch", "keep sm_60 in the architectures", "the versions in requirements.txt are
+locked … don't install other versions of those packages": a goal reached by bending such a rule is
+worked around, not resolved (the change that bent it is a change of approach), and a failure whose
+only ways out break one is a catch-22 of one member, the trap between the goal and the rules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from logsleuth.model import Action, ActionKind, Catch22, Episode
+
+PACKAGE_MOVES = frozenset(
+    {ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN, ActionKind.UNINSTALL}
+)
+
+# A clause that keeps something as it is, or rules something out.
+_RULE = re.compile(
+    r"\b(don'?t|do not|never|must not|mustn'?t|should ?n[o']t|can'?t|cannot|without|no (re)?install\w*|"
+    r"no (upgrad|downgrad|chang|touch|modif|edit|remov)\w*|keep|leave|preserve|retain|locked|frozen|"
+    r"(must|has to|have to|needs? to) (stay|remain)|not allowed|off[- ]limits)\b",
+    re.I,
+)
+_CLAUSE_SPLIT = re.compile(r"(?<=[.;!?])\s+|\s+[—–]\s+|\s+-\s+|,\s+(?=(?:and |but |so |or )?(?:don|do not|keep|no |never|"
+                           r"without|leave|i don|we don|it'?s )\b)", re.I)
+_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:txt|toml|cfg|ini|json|ya?ml|lock|py|cu|cuh|h|hpp|cpp|cc|c|in))\b")
+_ARCH = re.compile(r"\b(?:sm|compute|lto)_(\d{2,3}[af]?)\b", re.I)
+# The object of a verb of change: `touch torch`, `reinstall numpy`, `upgrade the driver`.
+_OBJECT = re.compile(
+    r"\b(?:touch|chang|modif|edit|upgrad|downgrad|reinstall|install|remov|delet|bump|updat|drop|replac|keep|leav|"
+    r"preserv|retain)\w*\s+(?:(?:the|any|our|my|those|these|that|this|its|in|of)\s+)*`?([A-Za-z][\w./+-]*"
+    r"(?:\s+[A-Za-z][\w/+-]*)?)|\b(?:stay|remain|stick)\s+(?:on|with|to)\s+(?:the\s+)?`?([A-Za-z][\w./+-]*)",
+    re.I,
+)
+# Words that say nothing about what is protected.
+_VAGUE = frozenset(
+    ["a", "an", "the", "any", "other", "another", "new", "it", "its", "them", "that", "this", "those", "these", "one", "ones", "anything", "something", "everything", "thing", "things", "version", "versions", "pin", "pins", "package", "packages", "dependency", "dependencies", "file", "files", "code", "setup", "here", "there", "and", "or", "to", "of", "in", "on", "for", "with", "so", "in", "venv", "machine", "system", "way"]
+)
+_PIN = re.compile(r"^\s*(?:\d+\s*[→:\t|]\s*)?([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(===?|~=|>=|<=)\s*([^\s;#,]+)",
+                  re.M)
+_PINNED_LIST = re.compile(r"""["']([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(===?)\s*([^\s"';,]+)["']""")
+# The agent saying that the way out goes against the request.
+_BLOCKED = re.compile(
+    r"\b((without|would mean|would require|requires?|means?) (breaking|violating|going against|giving up|dropping|"
+    r"changing) (one of |either of |both of |any of )?(your|the|those) (constraints?|rules|requirements|conditions)|"
+    r"(goes|go|going) against (something|what|one of the things) you (asked|said|wanted|required)|"
+    r"(both|either|all|one) of (your|the) (constraints|rules|requirements|conditions)|"
+    r"with (both of )?(your|the|these) (constraints|rules|requirements) in place|"
+    r"(you said|you asked|you've said|you told me) (you )?(don'?t|do not|not to|to keep|to leave|that)|"
+    r"(ruled out|excluded|forbidden|not allowed|off[- ]limits) by (your|the) (request|constraints?|rules|requirements))",
+    re.I,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """One rule of the request: its clause as written and what it protects (lower-cased names:
+    packages, files, arches as `arch:NN`, other nouns)."""
+
+    clause: str
+    subjects: tuple[str, ...]
+    files: tuple[str, ...]
+    label: str = ""  # what it protects, as the user wrote it (`sm_60`, `CUDA kernel`)
+
+
+def request_text(events: pl.DataFrame) -> str:
+    """The user's first message (the harness's own text is not the user's)."""
+    users = events.filter((pl.col("role").cast(pl.Utf8) == "user") & (pl.col("kind").cast(pl.Utf8) == "text"))
+    return str(users["text"][0] or "")[:4000] if users.height else ""
+
+
+def read_constraints(request: str) -> tuple[Constraint, ...]:
+    """The rules of a request, clause by clause."""
+    out = []
+    for clause in _CLAUSE_SPLIT.split(request):
+        if not clause or not _RULE.search(clause):
+            continue
+        files = tuple(dict.fromkeys(m.lower() for m in _FILE.findall(clause)))
+        subjects: list[str] = []
+        labels: list[str] = [f"sm_{n.lower()}" for n in _ARCH.findall(clause)]
+        for m in _OBJECT.finditer(clause):
+            phrase = m.group(1) or m.group(2)
+            words = [w for w in _words(phrase) if w not in _VAGUE]
+            subjects.extend(words)
+            if words:
+                labels.append(" ".join(w.rstrip(".") for w in phrase.split() if w.lower() not in _VAGUE))
+        subjects.extend(f"arch:{n.lower()}" for n in _ARCH.findall(clause))
+        subjects.extend(files)
+        if subjects:
+            text = re.sub(r"^(and|but|so|or)\s+", "", clause.strip(), flags=re.I)
+            label = (labels or [*files, ""])[0]
+            out.append(Constraint(text, tuple(dict.fromkeys(subjects)), files, label))
+    return tuple(out)
+
+
+def _words(text: str) -> list[str]:
+    arches = [f"arch:{n.lower()}" for n in _ARCH.findall(text)]
+    rest = _ARCH.sub(" ", text)
+    words = (w.rstrip(".").lower() for w in re.findall(r"[A-Za-z][\w./+-]*", rest))
+    return arches + [w for w in words if len(w) > 1 and w not in _VAGUE]
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name.lower())
+
+
+def pinned_in_files(files: Iterable[str], events: pl.DataFrame) -> dict[str, str]:
+    """package -> its pin, from what the session showed of the protected files: the output of a
+    command that read one (`cat requirements.txt`), else the project's `==` pins in its metadata
+    (pyproject `dependencies`), which a requirements file locks in practice."""
+    names = [f.rsplit("/", 1)[-1] for f in files]
+    if not names or not events.height:
+        return {}
+    calls = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_call").select("call_id", "text")
+    results = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_result").select("call_id", "text")
+    pins: dict[str, str] = {}
+    read_ids = {cid for cid, text in calls.iter_rows() if cid and text and any(n in text for n in names)}
+    metadata: dict[str, str] = {}
+    for cid, text in results.iter_rows():
+        text = text or ""
+        if cid in read_ids:
+            for name, op, ver in _PIN.findall(text):
+                pins.setdefault(_norm(name), op + ver)
+        if "dependencies" in text or "install_requires" in text:
+            for name, op, ver in _PINNED_LIST.findall(text):
+                metadata.setdefault(_norm(name), op + ver)
+    return pins or metadata
+
+
+def bends(actions: Sequence[Action], constraints: Sequence[Constraint], events: pl.DataFrame) -> list[Action]:
+    """The changes that break a rule: a package the request protects installed at another version
+    or build than its pin (any move of it where no pin is known), a protected file edited."""
+    if not constraints:
+        return []
+    named = {_norm(s) for c in constraints for s in c.subjects if not s.startswith("arch:")}
+    files = {f.rsplit("/", 1)[-1] for c in constraints for f in c.files}
+    pins = pinned_in_files([f for c in constraints for f in c.files], events)
+    out = []
+    for a in actions:
+        if a.kind in PACKAGE_MOVES and a.value:
+            name = _norm(a.subject)
+            pin = pins.get(name)
+            if (name in named or pin is not None) and (pin is None or _spec(a.value) != _spec(pin)):
+                out.append(a)
+        elif a.kind is ActionKind.FILE_EDIT and a.subject.rsplit("/", 1)[-1].lower() in files:
+            out.append(a)
+    return out
+
+
+def _spec(value: str) -> str:
+    return value.replace(" ", "").lstrip("=")
+
+
+def blocked_by_rules(closing: str) -> bool:
+    """The agent's conclusion says that every way out goes against the request."""
+    return bool(closing and _BLOCKED.search(closing))
+
+
+def trapped_by_rules(ep: Episode, constraints: Sequence[Constraint]) -> Constraint | None:
+    """The rule a failure is about: its text or captures name what the rule protects (`compute_60`
+    under "keep sm_60", CUDA under "keep the CUDA kernel")."""
+    text = " ".join(f.text + " " + " ".join(str(v) for v in f.captures.values() if v) for f in ep.findings[:3])
+    mine = set(_words(text)) | {w.lower() for w in re.findall(r"[A-Za-z]{3,}", text)}
+    for c in constraints:
+        hit = [s for s in c.subjects if s in mine and s not in c.files]
+        if hit:
+            return c
+    return None
+
+
+def rule_catch22(ep: Episode, rule: Constraint) -> Catch22:
+    """A catch-22 of one member: the failure against the rule that keeps its fix out of reach."""
+    return Catch22(episodes=(ep.id,), subject=rule.label or "request", values=(rule.clause,), alternated=False)
