@@ -76,13 +76,17 @@ def _locate(rx: str, texts: Sequence[tuple[int, str]]) -> int | None:
     return next((seq for seq, t in texts if pat.search(t)), None)
 
 
-def _episode_at(graph: Any, seq: int | None) -> str | None:
+def _episode_at(graph: Any, seq: int | None, rx: str | None = None, *, strict: bool = False) -> str | None:
+    """The episode a labelled text is: the one that has the event. Where one output holds several
+    failures, the one whose finding there matches `rx`; none of them (`strict`), else the first."""
     if seq is None:
         return None
-    for ep in graph.episodes:
-        if seq in ep.occurrences:
-            return str(ep.id)
-    return None
+    eps = [ep for ep in graph.episodes if seq in ep.occurrences]
+    if len(eps) <= 1 or rx is None:
+        return str(eps[0].id) if eps else None
+    pat = re.compile(rx, re.I | re.S)
+    hit = next((ep for ep in eps if any(f.seq == seq and pat.search(f.text) for f in ep.findings)), None)
+    return str(hit.id) if hit is not None else (None if strict else str(eps[0].id))
 
 
 def _chain_failures(graph: Any) -> list[str]:
@@ -121,7 +125,7 @@ def evaluate_session(folder: Path, library: Any) -> SessionResult:
         seq = _locate(lf["match"], texts)
         if seq is None:
             res.notes.append(f"{lf['id']}: label match {lf['match']!r} finds no event")
-        found[lf["id"]] = _episode_at(g, seq)
+        found[lf["id"]] = _episode_at(g, seq, lf["match"])
     chain = _chain_failures(g)
     expected = [found[lf["id"]] for lf in labels["failures"]]
     s["chain"].add(expected == chain and None not in expected)
@@ -144,7 +148,7 @@ def evaluate_session(folder: Path, library: Any) -> SessionResult:
 
     for nz in labels.get("noise", []):
         seq = _locate(nz["match"], texts)
-        ep = _episode_at(g, seq)
+        ep = _episode_at(g, seq, nz["match"], strict=True)
         ok = ep is None or ep not in chain
         s["noise"].add(ok)
         if not ok:
@@ -168,13 +172,16 @@ def evaluate_session(folder: Path, library: Any) -> SessionResult:
         res.notes.append(f"catch-22 {got22} vs labelled {want22}")
 
     ctx = build_context(an)
+    by_id = {ep.id: ep.occurrences for ep in g.episodes}
     rc_seq = ctx["root_cause"]["seq"]
-    rc_ep = _episode_at(g, rc_seq)
+    rc_ep = g.root_cause if rc_seq in by_id.get(g.root_cause, ()) else _episode_at(g, rc_seq)
     want_rc = found.get(labels["root_cause"]) if labels.get("root_cause") else None
     s["root_cause"].add(rc_ep == want_rc)
     if rc_ep != want_rc:
         res.notes.append(f"root cause {rc_ep} vs labelled {want_rc}")
-    primary_ep = _episode_at(g, an.primary.seq) if an.primary is not None else None
+    primary_ep = next((ep.id for ep in g.episodes if an.primary in ep.findings), None) if an.primary is not None else None
+    if primary_ep is None and an.primary is not None:
+        primary_ep = _episode_at(g, an.primary.seq)
     s["one_root"].add(primary_ep == rc_ep)
     if primary_ep != rc_ep:
         res.notes.append(f"classify primary {primary_ep} vs root cause {rc_ep}")

@@ -271,3 +271,24 @@ def test_bypassing_a_check_is_a_pivot() -> None:
             act(ActionKind.FILE_EDIT, "/repo/.gitignore", "write 1 lines", 4),
             act(ActionKind.RUN, "git", "commit -m fix", 5)]
     assert [p.seq for p in find_pivots(acts)] == [1, 2]
+
+
+def test_one_output_with_failures_in_two_areas_is_two_failures_in_print_order(recipe_stub: None) -> None:
+    """A probe where ptxas rejects both the arch (build) and the PTX version (cuda): two failures,
+    the first printed first. An NCCL error and the watchdog timeout it caused (one group) stay one."""
+    sink = EventSink(S, "s.jsonl")
+    sink.add(line=1, role="user", kind="text", text="make it build")
+    sink.add(line=2, role="assistant", kind="tool_call", text="for a in sm_61 sm_80; do ptxas -arch=$a k.ptx; done",
+             tool="Bash", call_id="c1")
+    sink.add(line=3, role="tool", kind="tool_result", call_id="c1",
+             text="nvcc_unsupported_gpu_arch happened\nptxas_unsupported_ptx_version happened\nnccl_timeout happened")
+    ev = sink.frame()
+    two = [finding(2, "ptxas_unsupported_ptx_version", prio=90), finding(2, "nvcc_unsupported_gpu_arch", prio=88)]
+    g = link(ev, two, [])  # type: ignore[arg-type]
+    assert [e.category for e in g.episodes] == ["nvcc_unsupported_gpu_arch", "ptxas_unsupported_ptx_version"]
+    one = [finding(2, "nccl_error", prio=87), finding(2, "nccl_timeout", prio=85)]
+    g = link(ev, one, [])  # type: ignore[arg-type]
+    assert [e.category for e in g.episodes] == ["nccl_error"]
+    weak = [finding(2, "ptxas_unsupported_ptx_version", prio=90), finding(2, "cuda_oom", prio=40)]
+    g = link(ev, weak, [])  # type: ignore[arg-type]
+    assert [e.category for e in g.episodes] == ["ptxas_unsupported_ptx_version"]

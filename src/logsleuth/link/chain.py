@@ -385,7 +385,8 @@ def _split_failures(
             strongest[f.seq] = [f]
         elif (f.priority, f.severity.rank) == (fs[0].priority, fs[0].severity.rank):
             fs.append(f)
-    texts = _texts_at(events, [seq for seq, fs in strongest.items() if len(fs) > 1])
+    also = _distinct_causes(findings, strongest, roles)
+    texts = _texts_at(events, sorted({seq for seq, fs in strongest.items() if len(fs) > 1} | set(also)))
     top = {
         seq: min(fs, key=lambda f: (-sum(1 for v in f.captures.values() if v), _position(texts.get(f.seq, ""), f.text)))
         for seq, fs in strongest.items()
@@ -404,9 +405,34 @@ def _split_failures(
         elif f.category not in roles.attempt or seq in call_of:
             # an install's failure outside any install action (a `pip install --dry-run` probe):
             # a transcript's runs decide whether it is a note or a step; a bare log drops it
-            main.append(f)
+            others = [g for g in also.get(seq, ()) if g.category != f.category]
+            main.extend(sorted((f, *others), key=lambda g: _position(texts.get(seq, ""), g.text)))
     specific = [f for f in main if f.category not in roles.generic]
     return failed, (specific or main)
+
+
+SPECIFIC = 70  # a pattern this strong names its cause (the library's priorities: generic text is below 50)
+
+
+def _distinct_causes(
+    findings: Iterable[Finding], strongest: Mapping[int, list[Finding]], roles: StoryRoles
+) -> dict[int, list[Finding]]:
+    """Other failures of one output that name a cause of their own, in another area (a probe where
+    ptxas rejects both the arch and the PTX version): one per group, the strongest. Failures of one
+    group are one problem told at several levels (an NCCL error and the watchdog timeout it caused)."""
+    plain = roles.generic | roles.wrapper | roles.attempt | roles.progress
+    out: dict[int, dict[str, Finding]] = {}
+    for f in findings:
+        fs = strongest.get(f.seq)
+        group = roles.groups.get(f.category, "")
+        if (not f.severity.is_failure or f.priority < SPECIFIC or f.category in plain or fs is None or not group
+                or fs[0].priority < SPECIFIC or fs[0].category in plain):
+            continue
+        by_group = out.setdefault(f.seq, {roles.groups.get(g.category, g.category): g for g in fs[:1]})
+        if group not in by_group or (f.priority, f.severity.rank) > (by_group[group].priority, by_group[group].severity.rank):
+            by_group[group] = f
+    return {seq: [f for f in by_group.values() if f not in strongest[seq]] for seq, by_group in out.items()
+            if len(by_group) > 1}
 
 
 def _position(text: str, quote: str) -> int:

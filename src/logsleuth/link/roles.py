@@ -6,6 +6,7 @@ category changes the story only through its role.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ class StoryRoles:
     attempt: frozenset[str]  # an install command's own failure: the attempt failed, not the story
     not_run: frozenset[str]  # the tool call never ran: its actions changed nothing
     progress: frozenset[str]  # a success that is not the goal (a package installed)
+    groups: Mapping[str, str] = dataclasses.field(default_factory=dict)  # category -> its group (cuda, build, …)
 
     @classmethod
     def of(cls, categories: Mapping[str, Category]) -> StoryRoles:
@@ -33,6 +35,7 @@ class StoryRoles:
             attempt=named("attempt_failure"),
             not_run=named("not_run"),
             progress=named("progress"),
+            groups={name: c.group for name, c in categories.items()},
         )
 
 
