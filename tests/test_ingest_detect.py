@@ -46,9 +46,9 @@ def test_stream_json_read_by_the_reader_that_uses_it(stream_without_init: Path) 
 
 
 def test_message_per_line_trajectory_goes_to_the_reader_that_reads_it(tmp_path: Path) -> None:
-    """mini-swe-agent messages one per line (as converters write them): both the swe-agent and
-    the message reader take every line, but only the swe-agent reader finds the fenced commands
-    and their `<returncode>` replies, so it wins on tool calls; the message reader is runner-up."""
+    """mini-swe-agent messages one per line (as converters write them): the swe-agent and the
+    message reader take every line and find the same fenced commands and `<returncode>` replies
+    (one shared pass), so the tie goes to the more specific reader, swe-agent, by registry order."""
     messages = json.loads(MINI_TRAJ.read_text())["messages"]
     path = tmp_path / "traj.jsonl"
     path.write_text("".join(json.dumps(m) + "\n" for m in messages))
@@ -57,7 +57,7 @@ def test_message_per_line_trajectory_goes_to_the_reader_that_reads_it(tmp_path: 
     assert choice.spec.name == "swe-agent"
     best, runner = choice.scores
     assert best.used == runner.used == len(messages)
-    assert runner.format == "openai-messages" and runner.tools == 0 < best.tools
+    assert runner.format == "openai-messages" and runner.tools == best.tools > 0
     t = ingest.read(str(path))
     assert t.report.format == "swe-agent"
     assert t.report.used == len(messages) and t.report.skipped == ()

@@ -21,6 +21,8 @@ from logsleuth.model import Transcript
 FIX = Path(__file__).parent / "fixtures" / "ingest"
 GEMINI_STREAM = FIX / "gemini_stream" / "oneshot-prompt-08.jsonl"
 MINI_TRAJ = FIX / "swe_agent" / "pydata__xarray-4629.traj.json"
+MINIMAL = FIX / "openai" / "spotter-8463c716.minimal.jsonl"
+BLOCK_LIST = FIX / "openai" / "benign-debugging.jsonl"
 
 
 def _kind(t: Transcript, kind: str) -> pl.DataFrame:
@@ -70,7 +72,7 @@ def test_mini_swe_agent_trajectory_reads_every_command() -> None:
 
 
 def test_message_lines_with_a_content_object(tmp_path: Path) -> None:
-    # written here in the shape mirrored sessions use (no real public file of it was found)
+    # the smallest case, written here; the real file is in test_real_message_lines_with_a_content_object
     lines = [
         {"role": "user", "content": "run the tests"},
         {"role": "assistant", "content": {"type": "tool_use", "id": "c1", "name": "Bash", "input": {"command": "pytest -q"}}},
@@ -85,6 +87,56 @@ def test_message_lines_with_a_content_object(tmp_path: Path) -> None:
     assert call["text"].to_list() == ["pytest -q"] and call["tool"].to_list() == ["Bash"]
     assert result["is_error"].to_list() == [True] and result["exit_code"].to_list() == [1]
     assert "ImportError" in result["text"][0] and result["tool"].to_list() == ["Bash"]
+
+
+def test_real_message_lines_with_a_content_object() -> None:
+    # a real Claude Code session converted by a real converter (see fixtures/ingest/openai/SOURCE.md)
+    records = [json.loads(x) for x in MINIMAL.read_text().splitlines()]
+    blocks = [r["content"] for r in records]
+    uses = {b["id"]: b for b in blocks if b["type"] == "tool_use"}
+    outs = [b for b in blocks if b["type"] == "tool_result"]
+    errors = [b["tool_use_id"] for b in outs if b.get("is_error")]
+    assert (len(uses), len(outs), len(errors)) == (11, 11, 4)  # the file as cut
+    t = ingest.read(str(MINIMAL))
+    assert t.report.format == "openai-messages"
+    assert t.report.skipped == () and t.report.ignored == 0 and t.report.balanced
+    calls, results = _kind(t, "tool_call"), _kind(t, "tool_result")
+    assert calls["call_id"].to_list() == list(uses)
+    assert calls["tool"].to_list() == [b["name"] for b in uses.values()]
+    bash = calls.filter(pl.col("tool") == "Bash")
+    assert bash["text"].to_list() == [b["input"]["command"] for b in uses.values() if b["name"] == "Bash"]
+    assert results["call_id"].to_list() == [b["tool_use_id"] for b in outs]
+    assert results["tool"].to_list() == [uses[b["tool_use_id"]]["name"] for b in outs]
+    failed = results.filter(pl.col("is_error"))
+    assert failed["call_id"].to_list() == errors
+    assert failed["exit_code"].to_list() == [1, 2, None, 128]
+    assert '✘ [ERROR] Could not resolve "js/app.js"' in failed["text"][0]
+    assert "Sibling tool call errored" in failed["text"][2]
+    for b, text in zip(outs, results["text"], strict=True):  # every result's text, empty ones too
+        body = b["content"] if isinstance(b["content"], str) else "\n".join(p["text"] for p in b["content"])
+        assert text == body.strip()
+
+
+def test_message_lines_with_a_list_of_anthropic_blocks() -> None:
+    records = [json.loads(x) for x in BLOCK_LIST.read_text().splitlines()]
+    blocks = [b for r in records for b in r["content"]]
+    uses = [b for b in blocks if b["type"] == "tool_use"]
+    outs = [b for b in blocks if b["type"] == "tool_result"]
+    assert (len(records), len(uses), len(outs)) == (10, 4, 4)  # the file as published
+    t = ingest.read(str(BLOCK_LIST))
+    assert t.report.format == "openai-messages"
+    assert (t.report.used, t.report.ignored, t.report.skipped) == (10, 0, ())
+    calls, results = _kind(t, "tool_call"), _kind(t, "tool_result")
+    assert calls["call_id"].to_list() == [b["id"] for b in uses]
+    assert calls["tool"].to_list() == ["Bash", "Read", "Edit", "Bash"]
+    assert calls["text"][0] == uses[0]["input"]["command"]
+    assert results["call_id"].to_list() == [b["tool_use_id"] for b in outs]
+    assert results["tool"].to_list() == calls["tool"].to_list()
+    assert results["text"].to_list() == [b["content"].strip() for b in outs]
+    assert "test_parse_csv_with_headers FAILED" in results["text"][0]
+    said = t.events.filter(pl.col("role").cast(pl.Utf8) == "assistant")
+    assert said.filter(pl.col("kind").cast(pl.Utf8) == "reasoning").height == 3  # the thinking blocks
+    assert said.filter(pl.col("kind").cast(pl.Utf8) == "text").height == 5
 
 
 def test_aider_headings_inside_an_edit_block_are_file_text(tmp_path: Path) -> None:

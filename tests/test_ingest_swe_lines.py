@@ -128,3 +128,43 @@ def test_v2_lines_with_actions_and_an_exit_message(tmp_path: Path) -> None:
         *rows[:4], {"role": "exit", "content": "", "extra": {"exit_status": "LimitsExceeded"}}]))
     t = ingest.read(str(limited))
     assert t.report.skipped == () and _kind(t, "text")["text"][-1] == "LimitsExceeded"
+
+
+@pytest.mark.parametrize("shape", ["lines", "document"])
+def test_forced_openai_reader_reads_the_same_commands(
+    shape: str, lines_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--format openai-messages` on a trajectory: the fenced commands and their `<returncode>`
+    replies are read by the same pass as under swe-agent, so the forced reader reports the same
+    calls (and nothing to warn about), never a session without one command."""
+    path = str(lines_file if shape == "lines" else MINI_TRAJ)
+    messages = json.loads(MINI_TRAJ.read_text())["messages"]
+    expected = _expected(messages)
+    forced, own = ingest.read(path, "openai-messages"), ingest.read(path, "swe-agent")
+    assert forced.report.format == "openai-messages" and forced.report.skipped == ()
+    assert (forced.report.used, forced.report.ignored) == (own.report.used, own.report.ignored)
+    cols = ["line", "role", "kind", "tool", "call_id", "text", "exit_code", "is_error"]
+    assert forced.events.select(cols).equals(own.events.select(cols))
+    assert _kind(forced, "tool_result")["exit_code"].to_list() == [code for _, code in expected]
+    from logsleuth.cli import main
+
+    assert main(["classify", "--format", "openai-messages", path]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_a_conversation_per_line_gives_each_step_its_own_call(tmp_path: Path) -> None:
+    """The dataset shape (SWE-smith, SWE-Gym: one `{"messages": [...]}` trajectory per line):
+    every step of a line is its own call, with its own id, answered by its own result."""
+    messages = json.loads(MINI_TRAJ.read_text())["messages"]
+    path = tmp_path / "dataset.jsonl"
+    path.write_text("".join(json.dumps({"id": f"run{i}", "messages": messages}) + "\n" for i in range(2)))
+    n = len(_expected(messages))
+    for fmt in (None, "openai-messages"):  # found as swe-agent; the forced message reader agrees
+        t = ingest.read(str(path), fmt)
+        assert t.report.format == (fmt or "swe-agent")
+        assert t.report.used == 2 and t.report.skipped == ()
+        calls, results = _kind(t, "tool_call"), _kind(t, "tool_result")
+        assert calls.height == results.height == 2 * n
+        assert calls["call_id"].n_unique() == 2 * n
+        assert results["call_id"].to_list() == calls["call_id"].to_list()
+        assert sorted(set(t.events["session"])) == ["run0", "run1"]

@@ -2,64 +2,40 @@
 
 Accepted containers: a JSON array of messages, a JSON object `{"messages": [...]}` (other top-level
 members such as `id` may name the session), JSONL with one message per line, or JSONL with one
-`{"messages": [...]}` conversation per line (each line its own session).
-
-A message: `{role: system|developer|user|assistant|tool|function, content: str | [parts],
-tool_calls: [{id, function: {name, arguments}}], tool_call_id, name, reasoning_content | reasoning}`;
-parts are `{type: text|input_text|output_text, text}` (images and other media are left out).
+`{"messages": [...]}` conversation per line (each line its own session). One message's events come
+from ingest/chat.py; a sequence of messages goes through ingest/fenced.py, so commands a model wrote
+as fenced blocks and that the next message answers with `<returncode>` (mini-swe-agent and the
+datasets made from it) are tool calls here too, read by the same pass as the swe-agent reader's.
 """
 
 from __future__ import annotations
 
 import io
-import re
-import shlex
 from typing import Any
 
-import orjson
-
 from logsleuth.ingest.base import EventSink, Probe, ReaderSpec
+from logsleuth.ingest.chat import ROLES, SHELL_TOOLS, call_text, content_text, emit_message, is_message
+from logsleuth.ingest.fenced import emit_messages
 from logsleuth.ingest.jsonscan import (
+    Element,
     LineLedger,
-    as_str,
-    compact_json,
-    exit_code_in,
     first_element,
     first_record,
     iter_jsonl,
     looks_like_jsonl,
     read_json_or_jsonl,
     scan_document,
-    str_or,
 )
-from logsleuth.model import Kind, Role, Transcript
+from logsleuth.model import Transcript
 
 FORMAT = "openai-messages"
-ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
-SHELL_TOOLS = frozenset(
-    {"bash", "shell", "sh", "run_shell_command", "run_command", "execute_command", "exec", "execute",
-     "terminal", "run_terminal_cmd", "local_shell", "container.exec", "shell_command"}
-)
-_TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
-_REASONING_PARTS = frozenset({"reasoning", "thinking"})
 _SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "id")
-_LEADING_EXIT = re.compile(r"\s*Exit code (-?\d{1,9})\b")
+# the vocabulary of one message, long imported from here
+__all__ = ["FORMAT", "READERS", "ROLES", "SHELL_TOOLS", "call_text", "content_text", "emit_message", "is_message"]
 
 
 # ---------------------------------------------------------------------------------------------
 # detection
-
-
-def is_message(value: Any) -> bool:
-    """An OpenAI-style message at the top level: a role and a body, none of the other agents' keys."""
-    return (
-        isinstance(value, dict)
-        and value.get("role") in ROLES
-        and ("content" in value or "tool_calls" in value or "function_call" in value)
-        and "parts" not in value
-        and "sessionId" not in value
-        and value.get("type") in (None, "message")
-    )
 
 
 def sniff(probe: Probe) -> bool:
@@ -93,10 +69,12 @@ def _foreign(members: dict[str, Any]) -> bool:
 
 
 def read(probe: Probe) -> Transcript:
-    def lines(raw: bytes, sink: EventSink, ledger: LineLedger) -> None:
-        _read_jsonl(raw, sink.session, sink, ledger)
+    return read_json_or_jsonl(probe, FORMAT, _is_jsonl, read_lines, _read_document)
 
-    return read_json_or_jsonl(probe, FORMAT, _is_jsonl, lines, _read_document)
+
+def read_lines(raw: bytes, sink: EventSink, ledger: LineLedger) -> None:
+    """JSONL of messages, or of `{"messages": [...]}` conversations (also the swe-agent reader's)."""
+    _read_jsonl(raw, sink.session, sink, ledger)
 
 
 def _is_jsonl(text: str) -> bool:
@@ -104,22 +82,27 @@ def _is_jsonl(text: str) -> bool:
 
 
 def _read_jsonl(raw: bytes, base: str, sink: EventSink, ledger: LineLedger) -> None:
-    names: dict[str, str] = {}
+    run: list[Element] = []  # consecutive message lines: one sequence, read in one pass
     for n, rec in iter_jsonl(io.BytesIO(raw), ledger):
         if isinstance(rec, dict) and isinstance(rec.get("messages"), list):
-            session = _session_of(rec) or f"{base}:{n}"
-            total = 0
-            for msg in rec["messages"]:
-                got = emit_message(sink, msg, n, session, names)
-                total += got if isinstance(got, int) else 0
-            if total:
-                ledger.use(n)
-            continue
-        emitted = emit_message(sink, rec, n, None, names)
-        if isinstance(emitted, str):
-            ledger.skip(n, emitted)
-        elif emitted:
-            ledger.use(n)
+            emit_messages(sink, ledger, run, None)
+            run = []
+            _read_conversation(sink, ledger, n, rec["messages"], _session_of(rec) or f"{base}:{n}")
+        elif isinstance(rec, dict):
+            run.append(Element(rec, n, n))
+        else:
+            ledger.skip(n, "message is not a JSON object")
+    emit_messages(sink, ledger, run, None)
+
+
+def _read_conversation(sink: EventSink, ledger: LineLedger, n: int, messages: list[Any], session: str) -> None:
+    """One `{"messages": [...]}` line: used when any of its messages gives an event (a bad message
+    inside it is left out, not the whole line)."""
+    before = len(sink)
+    els = [Element(m, n, n) for m in messages if isinstance(m, dict)]
+    emit_messages(sink, LineLedger(), els, session)
+    if len(sink) > before:
+        ledger.use(n)
 
 
 def _read_document(text: str, bad_lines: list[int], sink: EventSink, ledger: LineLedger) -> None:
@@ -130,7 +113,7 @@ def _read_document(text: str, bad_lines: list[int], sink: EventSink, ledger: Lin
     if doc.kind == "object" and not doc.found_array and not doc.errors:
         ledger.skip(1, "JSON object without a messages array")
     bad = set(bad_lines)
-    names: dict[str, str] = {}
+    good: list[Element] = []
     for el in doc.elements:
         if el.error:
             ledger.skip(el.first, el.error)
@@ -139,12 +122,11 @@ def _read_document(text: str, bad_lines: list[int], sink: EventSink, ledger: Lin
         if hit:
             ledger.skip(hit[0], "invalid UTF-8")
             bad.difference_update(hit)
-            continue
-        emitted = emit_message(sink, el.value, el.first, session, names)
-        if isinstance(emitted, str):
-            ledger.skip(el.first, emitted)
-        elif emitted:
-            ledger.use(el.first, el.last)
+        elif isinstance(el.value, dict):
+            good.append(el)
+        else:
+            ledger.skip(el.first, "message is not a JSON object")
+    emit_messages(sink, ledger, good, session)
     for b in sorted(bad):
         if not ledger.is_skipped(b):
             ledger.skip(b, "invalid UTF-8")
@@ -155,141 +137,6 @@ def _session_of(members: dict[str, Any]) -> str | None:
         if isinstance(members.get(key), str) and members[key]:
             return str(members[key])
     return None
-
-
-# ---------------------------------------------------------------------------------------------
-# one message -> events
-
-
-def emit_message(
-    sink: EventSink, msg: Any, line: int, session: str | None, names: dict[str, str]
-) -> int | str:
-    """Add the events of one message; return how many, or the reason it cannot be used."""
-    if not isinstance(msg, dict):
-        return "message is not a JSON object"
-    role = msg.get("role")
-    if not isinstance(role, str) or role not in ROLES:  # a dict/list role is unhashable
-        return "message has no known role" if role is None else f"unknown role {as_str(role)[:40]!r}"
-    content = msg.get("content")
-    if content is not None and not isinstance(content, (str, list, dict)):
-        return f"content has the wrong type ({type(content).__name__})"
-    calls = msg.get("tool_calls")
-    if calls is not None and not isinstance(calls, list):
-        return f"tool_calls has the wrong type ({type(calls).__name__})"
-    ts = msg.get("timestamp") or msg.get("created_at") or msg.get("created")
-    before = len(sink)
-    if isinstance(content, dict) and content.get("type") in ("tool_use", "tool_result"):
-        _emit_block(sink, content, line, ts, session, names)  # a mirrored session: one block per message
-        return len(sink) - before
-    text, thinking = content_text(content)
-    if role in ("system", "developer"):
-        if text:
-            sink.add(line=line, role=Role.SYSTEM, kind=Kind.TEXT, text=text, ts=ts, session=session)
-    elif role == "user":
-        if text:
-            sink.add(line=line, role=Role.USER, kind=Kind.TEXT, text=text, ts=ts, session=session)
-    elif role == "assistant":
-        reasoning = msg.get("reasoning_content") or msg.get("reasoning")
-        for r in (as_str(reasoning).strip() if isinstance(reasoning, str) else "", thinking):
-            if r:
-                sink.add(line=line, role=Role.ASSISTANT, kind=Kind.REASONING, text=r, ts=ts, session=session)
-        if text:
-            sink.add(line=line, role=Role.ASSISTANT, kind=Kind.TEXT, text=text, ts=ts, session=session)
-        if isinstance(msg.get("function_call"), dict):
-            calls = [*(calls or []), {"function": msg["function_call"]}]
-        for call in calls or []:
-            _emit_call(sink, call, line, ts, session, names)
-    else:  # tool / function result
-        call_id = msg.get("tool_call_id") if isinstance(msg.get("tool_call_id"), str) else None
-        tool = msg.get("name") if isinstance(msg.get("name"), str) else names.get(call_id or "")
-        code = exit_code_in(text)
-        flag = msg.get("is_error")
-        is_error = flag if isinstance(flag, bool) else (True if code else None)
-        sink.add(line=line, role=Role.TOOL, kind=Kind.TOOL_RESULT, tool=tool, call_id=call_id, text=text,
-                 ts=ts, is_error=is_error, exit_code=code, session=session)
-    return len(sink) - before
-
-
-def _emit_call(
-    sink: EventSink, call: Any, line: int, ts: Any, session: str | None, names: dict[str, str]
-) -> None:
-    if not isinstance(call, dict):
-        return
-    fn: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else call
-    name = str_or(fn.get("name")) or "unknown"
-    call_id = str_or(call.get("id"))
-    if call_id:
-        names[call_id] = name
-    sink.add(line=line, role=Role.ASSISTANT, kind=Kind.TOOL_CALL, tool=name, call_id=call_id,
-             text=call_text(name, fn.get("arguments")), ts=ts, session=session)
-
-
-def _emit_block(
-    sink: EventSink, block: dict[str, Any], line: int, ts: Any, session: str | None, names: dict[str, str]
-) -> None:
-    """`{"type": "tool_use", id, name, input}` or `{"type": "tool_result", tool_use_id, content, is_error}`."""
-    if block["type"] == "tool_use":
-        _emit_call(sink, {"id": block.get("id"), "function": {"name": block.get("name"),
-                                                              "arguments": block.get("input")}},
-                   line, ts, session, names)
-        return
-    call_id = str_or(block.get("tool_use_id")) or str_or(block.get("toolUseId"))
-    text, _ = content_text(block.get("content"))
-    lead = _LEADING_EXIT.match(text)  # Claude Code's Bash output starts "Exit code N"
-    code = int(lead.group(1)) if lead else exit_code_in(text)
-    flag = block.get("is_error", block.get("isError"))
-    is_error = flag if isinstance(flag, bool) else (True if code else None)
-    sink.add(line=line, role=Role.TOOL, kind=Kind.TOOL_RESULT, tool=names.get(call_id or ""), call_id=call_id,
-             text=text, ts=ts, is_error=is_error, exit_code=code, session=session)
-
-
-def call_text(name: str, arguments: Any) -> str:
-    """The command of a shell-like call, else the arguments as compact sorted JSON."""
-    args = arguments
-    if isinstance(arguments, str):
-        try:
-            args = orjson.loads(arguments)
-        except orjson.JSONDecodeError:
-            return arguments
-    if name.lower() in SHELL_TOOLS and isinstance(args, dict):
-        cmd = args.get("command", args.get("cmd"))
-        if isinstance(cmd, str):
-            return cmd
-        if isinstance(cmd, list) and all(isinstance(c, str) for c in cmd):
-            if len(cmd) >= 3 and cmd[0] in ("bash", "sh", "zsh") and cmd[1] in ("-c", "-lc"):
-                return str(cmd[2])
-            return shlex.join(cmd)
-    return compact_json(args if args is not None else {})
-
-
-def content_text(content: Any) -> tuple[str, str]:
-    """(text, reasoning) of a content string or list of parts; media parts are left out."""
-    if content is None:
-        return "", ""
-    if isinstance(content, str):
-        return content.strip(), ""
-    parts = content if isinstance(content, list) else [content]
-    text: list[str] = []
-    thinking: list[str] = []
-    for part in parts:
-        if isinstance(part, str):
-            text.append(part)
-        elif isinstance(part, dict):
-            ptype = part.get("type")
-            if not isinstance(ptype, str) and ptype is not None:
-                continue  # a malformed part: nothing readable in it
-            if ptype in _REASONING_PARTS:
-                body = part.get("thinking", part.get("text", part.get("summary")))
-                thinking.append(as_str(body) if not isinstance(body, list) else _summary_text(body))
-            elif ptype == "refusal" and isinstance(part.get("refusal"), str):
-                text.append(part["refusal"])
-            elif (ptype in _TEXT_PARTS or ptype is None) and isinstance(part.get("text"), str):
-                text.append(part["text"])
-    return "\n".join(t for t in text if t).strip(), "\n".join(t for t in thinking if t).strip()
-
-
-def _summary_text(items: list[Any]) -> str:
-    return "\n".join(i.get("text", "") if isinstance(i, dict) else as_str(i) for i in items)
 
 
 READERS = [
