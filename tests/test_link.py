@@ -292,3 +292,25 @@ def test_one_output_with_failures_in_two_areas_is_two_failures_in_print_order(re
     weak = [finding(2, "ptxas_unsupported_ptx_version", prio=90), finding(2, "cuda_oom", prio=40)]
     g = link(ev, weak, [])  # type: ignore[arg-type]
     assert [e.category for e in g.episodes] == ["ptxas_unsupported_ptx_version"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "pivot"),
+    [
+        ('{"file_path": "lib/a.ex", "old_string": "  Tmux.ok?(p)", '
+         '"new_string": "  # credo:disable-for-next-line Credo.Check.Design.AliasUsage\\n  X.Tmux.ok?(p)"}', True),
+        ('{"file_path": "a.py", "old_string": "import os  # noqa: F401", "new_string": "import os  # noqa: F401\\nx = 1"}',
+         False),  # the suppression was there already
+        ('{"file_path": "t.py", "content": "import pytest\\n\\n@pytest.mark.skip(reason=\\"flaky\\")\\ndef test_x(): ..."}',
+         True),
+        ("*** Begin Patch\n*** Update File: src/a.ts\n@@\n-const x: number = f()\n+// @ts-ignore\n+const x: number = f()\n"
+         "*** End Patch", True),
+        ("sed -i 's/^def test_gpu/@unittest.skip(\"no gpu\")\\ndef test_gpu/' tests/test_k.py", True),
+        ('{"file_path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}', False),
+    ],
+)
+def test_an_inline_suppression_written_is_a_pivot(raw: str, pivot: bool) -> None:
+    """A linter, type checker or test told to look away from one place (spotter-a0y, real: a
+    `credo:disable-for-next-line` written instead of the alias credo asked for)."""
+    a = Action(ActionKind.FILE_EDIT, "f", "edit", "s", 3, "", 0, "edit f", raw=raw)
+    assert bool(find_pivots([a])) is pivot

@@ -175,3 +175,37 @@ def patch_summary(patch: str) -> list[tuple[str, str]]:
         else:
             out.append((f, f"{op} +{plus} -{minus} lines"))
     return out
+
+
+def edit_texts(raw: str) -> tuple[str, str]:
+    """(text added, text removed) by an edit as issued: an edit tool's JSON (one edit, a list of
+    edits, a whole file written), a patch (`+`/`-` lines), else the command itself as added text
+    (`sed -i`, `cat > f <<EOF`)."""
+    data = _json(raw)
+    if isinstance(data, dict):
+        edits = data.get("edits")
+        items: list[Any] = edits if isinstance(edits, list) else [data]
+        added: list[str] = []
+        removed: list[str] = []
+        for e in (e for e in items if isinstance(e, dict)):
+            new = _first_any(e, ("new_string", "newString", "new_str", "new_source", "replacement", "insert_text",
+                                 "content", "file_text", "contents", "code", "CodeContent"))
+            old = _first_any(e, ("old_string", "oldString", "old_str", "target", "search"))
+            patch = _first_any(e, ("patch", "patchText", "input", "diff"))
+            if isinstance(patch, str) and new is None:
+                a, r = _patch_texts(patch)
+                added.append(a)
+                removed.append(r)
+            added.append(str(new or ""))
+            removed.append(str(old or ""))
+        return "\n".join(t for t in added if t), "\n".join(t for t in removed if t)
+    if re.search(r"^(\*\*\* (Update|Add) File:|\+\+\+ )", raw, re.M):
+        return _patch_texts(raw)
+    return raw, ""
+
+
+def _patch_texts(patch: str) -> tuple[str, str]:
+    lines = patch.splitlines()
+    plus = [x[1:] for x in lines if x.startswith("+") and not x.startswith("+++")]
+    minus = [x[1:] for x in lines if x.startswith("-") and not x.startswith("---")]
+    return "\n".join(plus), "\n".join(minus)

@@ -12,7 +12,6 @@ The rules are ARCHITECTURE.md's ("Linking"), made concrete:
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -30,6 +29,7 @@ from logsleuth.link.constraints import (
     trapped_by_rules,
 )
 from logsleuth.link.episodes import group_episodes, incidents, named_by_causes, result_to_call, split_failures
+from logsleuth.link.pivots import find_pivots
 from logsleuth.link.resolution import (
     RunIndex,
     acted_on,
@@ -64,15 +64,6 @@ from logsleuth.model import (
     Run,
     RunRole,
     Severity,
-)
-
-_PIVOT_FLAG = re.compile(r"^--(disable|no|enforce-eager|skip)|backend$|^--(engine|load-format|quantization)$")
-_PIVOT_ENV = re.compile(r"(ATTENTION_BACKEND|_BACKEND|^SGLANG_DISABLE|^VLLM_USE_|_DISABLE_)")
-# Getting past a check instead of passing it: skipping git's hooks, or an ignore file written for a
-# checker (not .gitignore/.dockerignore, which say what a repository or an image holds)
-_CHECKER_IGNORE = re.compile(
-    r"(?:^|/)\.(?:dialyzer|eslint|prettier|stylelint|markdownlint|semgrep|trivy|snyk|credo|rubocop_todo)"
-    r"(?:ignore|_ignore\.exs|\.yml)?$"
 )
 
 
@@ -351,45 +342,6 @@ class _Builder:
         if key not in self._edge_set:
             self._edge_set.add(key)
             self.edges.append(GraphEdge(source, target, rel))
-
-
-def find_pivots(actions: Sequence[Action]) -> list[Action]:
-    """Strategy changes: a disabled feature, another backend or engine, a workaround switch, a
-    check bypassed.
-
-    Flags of an engine's first launch are its starting point, not a change of strategy.
-    """
-    ordered = sorted(actions, key=lambda a: a.seq)
-    launches = [a for a in ordered if a.kind is ActionKind.LAUNCH]
-    engine_at = {a.seq: a.subject for a in launches}
-    first_launch: dict[str, int] = {}
-    for a in launches:
-        first_launch.setdefault(a.subject, a.seq)
-    start = launches[0].seq if launches else -1
-    pivots: list[Action] = []
-    prev_engine: str | None = None
-    for a in ordered:
-        if a.kind is ActionKind.LAUNCH:
-            if prev_engine is not None and a.subject != prev_engine:
-                pivots.append(a)
-            prev_engine = a.subject
-        elif a.kind in (ActionKind.FLAG_ADDED, ActionKind.FLAG_CHANGED):
-            engine = engine_at.get(a.seq)
-            if engine is not None and a.seq != first_launch[engine] and _PIVOT_FLAG.search(a.subject):
-                pivots.append(a)
-        elif (a.kind is ActionKind.ENV_SET and a.seq > start >= 0 and _PIVOT_ENV.search(a.subject)) or _bypasses_a_check(a):
-            pivots.append(a)
-    return pivots
-
-
-def _bypasses_a_check(a: Action) -> bool:
-    """`git commit --no-verify` (the hooks skipped) or a checker's ignore file written."""
-    if a.kind is ActionKind.RUN and a.subject == "git":
-        verb, _, rest = (a.value or "").partition(" ")
-        flags = set(rest.split())
-        # `git commit -n` is --no-verify; `git push -n` is a dry run
-        return ("--no-verify" in flags and verb in ("commit", "push", "merge")) or (verb == "commit" and "-n" in flags)
-    return a.kind is ActionKind.FILE_EDIT and bool(_CHECKER_IGNORE.search(a.subject))
 
 
 def to_networkx(g: CausalGraph) -> Any:
