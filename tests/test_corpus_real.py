@@ -24,13 +24,18 @@ from logsleuth.library import load_library
 CORPUS_DIR = Path(__file__).parent / "corpus"
 CORPUS = CORPUS_DIR / "real_errors.jsonl"
 HELDOUT = CORPUS_DIR / "heldout.jsonl"
-FLOOR = 0.997  # real_errors.jsonl: 449/450 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
-HELDOUT_FLOOR = 0.79  # heldout.jsonl (round 3 batch), held out: 61/77 = 0.792 at its first and only scoring
+FLOOR = 0.996  # real_errors.jsonl: 525/527 (misses: pnpm ELIFECYCLE, which also ends a failing `pnpm run`; the
+# documentation list of CUDA error codes below)
+HELDOUT_FLOOR = 0.97  # heldout.jsonl (round 5 batch), held out: 75/77 = 0.974 at its first and only scoring
 # (tests/corpus/README.md); no pattern was written from it
 MIN_RECORDS, MIN_BENIGN, MIN_CATEGORIES = 300, 40, 40
-# benign held-out texts the library flags at the held-out batch's first scoring; left unfixed while the batch is held
-# out (fixing them means writing a pattern from it). Any other flagged benign text fails.
-KNOWN_HELDOUT_FALSE_ALARMS = {"benign-cuda-error-code-list-cuda-python-458"}  # a plain-text list of CUDA error codes
+# benign texts the library still flags, by file. Held out: left unfixed while the batch is held out (fixing them means
+# writing a pattern from it). Dev: a plain-text list of CUDA error codes (code, enum name, message on lines of their
+# own); the plain-text reader makes each line an event, so no pattern or quoting rule sees that the name sits in a list.
+KNOWN_FALSE_ALARMS = {
+    "real_errors.jsonl": {"benign-cuda-error-code-list-cuda-python-458"},
+    "heldout.jsonl": set(),
+}
 
 
 def _records(path: Path) -> list[dict[str, str]]:
@@ -75,4 +80,4 @@ def test_eval_floor(path: Path, floor: float) -> None:
     wrong = [f"{o.id}: expected {o.expected}, got {o.predicted}" for o in result.confusions]
     assert result.accuracy >= floor, "\n".join(wrong)
     benign_flagged = {o.id for o in result.outcomes if o.expected == NONE and not o.correct}
-    assert benign_flagged - (KNOWN_HELDOUT_FALSE_ALARMS if path == HELDOUT else set()) == set()
+    assert benign_flagged - KNOWN_FALSE_ALARMS[path.name] == set()

@@ -29,6 +29,8 @@ from logsleuth.library import regexes
 from logsleuth.library.knowledge import Renderer
 from logsleuth.library.pattern import ROLES, Category, Knowledge, Pattern, PatternLibrary, Problem
 from logsleuth.library.schema import validate
+from logsleuth.library.status_table import TABLE as STATUS_TABLE
+from logsleuth.library.status_table import status_patterns
 
 if TYPE_CHECKING:
     import yaml
@@ -226,6 +228,7 @@ def _load(roots: Sequence[Root], problems: list[Problem]) -> PatternLibrary:
     files = [(root, file, f"{root.display}/{file.relative_to(root.path).as_posix()}")
              for root in roots for file in _pattern_files(root.path)]
     docs = [(root, file, display, _read_yaml(file, display, problems)) for root, file, display in files]
+    docs += _status_docs(roots, problems)
     # all regexes checked by polars in one call, not one call per pattern file
     regexes.prime_polars(d[0].get("regex") for *_, d in docs if d is not None and isinstance(d[0], Mapping))
     seen_by_root: dict[int, dict[str, str]] = {}
@@ -234,7 +237,8 @@ def _load(roots: Sequence[Root], problems: list[Problem]) -> PatternLibrary:
         if parsed is None:
             continue
         data, lines = parsed
-        pattern, found = validate(data, lines, display, file.stem, renderer, root.origin)
+        stem = file.stem if file.name != f"{STATUS_TABLE}.yaml" else str(data.get("id"))
+        pattern, found = validate(data, lines, display, stem, renderer, root.origin)
         problems.extend(found)
         if pattern is None:
             continue
@@ -252,6 +256,30 @@ def _load(roots: Sequence[Root], problems: list[Problem]) -> PatternLibrary:
         roots=tuple(r.display for r in roots),
         renderer=renderer,
     )
+
+
+def _status_docs(
+    roots: Sequence[Root], problems: list[Problem]
+) -> list[tuple[Root, Path, str, tuple[Any, dict[tuple[Any, ...], int]] | None]]:
+    """The patterns `_meta/status_names.yaml` makes (see status_table.py), shaped like parsed pattern files:
+    every key of a made pattern is located at its family's line."""
+    out: list[tuple[Root, Path, str, tuple[Any, dict[tuple[Any, ...], int]] | None]] = []
+    for root in roots:
+        path = root.path / META_DIR / f"{STATUS_TABLE}.yaml"
+        if not path.is_file():
+            continue
+        display = f"{root.display}/{META_DIR}/{STATUS_TABLE}.yaml"
+        parsed = _read_yaml(path, display, problems)
+        if parsed is None:
+            continue
+        table, lines = parsed
+        for data, i, problem in status_patterns(table):
+            line = lines.get((STATUS_TABLE, i), 1)
+            if problem:
+                problems.append(Problem(display, line, problem))
+            if data:
+                out.append((root, path, display, (data, {(): line})))
+    return out
 
 
 def _cross_check(by_id: dict[str, Pattern], meta: _Meta, problems: list[Problem]) -> Iterable[Pattern]:
