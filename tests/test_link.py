@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from logsleuth.ingest.base import EventSink
@@ -314,3 +316,78 @@ def test_an_inline_suppression_written_is_a_pivot(raw: str, pivot: bool) -> None
     `credo:disable-for-next-line` written instead of the alias credo asked for)."""
     a = Action(ActionKind.FILE_EDIT, "f", "edit", "s", 3, "", 0, "edit f", raw=raw)
     assert bool(find_pivots([a])) is pivot
+
+
+def _call(sink: EventSink, line: int, command: str, output: str, code: int | None = 0) -> None:
+    sink.add(line=line, role="assistant", kind="tool_call", text=command, tool="Bash", call_id=f"c{line}")
+    sink.add(line=line + 1, role="tool", kind="tool_result", text=output, call_id=f"c{line}", exit_code=code,
+             is_error=bool(code))
+
+
+@pytest.mark.parametrize(
+    ("command", "output", "status"),
+    [
+        # rec-raggedops (real): the exit 1 is grep -c's, the run echoed its own 0
+        ("make clean && make -j4 test > ci.log 2>&1; echo MAKE_EXIT=$?; grep -ci warning ci.log",
+         "Exit code 1\nMAKE_EXIT=0\n5 passed in 0.03s\n0\n", "passed"),
+        ("make test > ci.log 2>&1; echo EXIT=$?; tail -3 ci.log", "EXIT=2\n", "failed"),
+        ("make test > ci.log 2>&1; grep -c warning ci.log", "0\n", "unknown"),  # nothing says how make ended
+        ("make test", "", "failed"),
+    ],
+)
+def test_a_call_ending_in_a_look_has_the_look_s_exit_status(command: str, output: str, status: str) -> None:
+    from logsleuth.link.runs import extract_runs
+
+    sink = EventSink(S, "s.jsonl")
+    sink.add(line=1, role="user", kind="text", text="make test should pass")
+    _call(sink, 2, command, output, code=1)
+    wins = [finding(2, "tests_passed", sev=Severity.SUCCESS)] if "passed" in output else []
+    (run,) = extract_runs(sink.frame(), wins)
+    assert run.status.value == status
+
+
+def test_two_files_failing_in_one_parallel_build_are_two_failures(recipe_stub: None) -> None:
+    """rec-raggedops (real): `make -j4` stops in staging.cu and in segreduce.cu, two errors of one
+    kind in two of the project's files; rec-tilestat (real): three CCCL headers refusing C++14 in one
+    compile are one failure."""
+    def compile_error(seq: int, file: str, message: str) -> Finding:
+        return dataclasses.replace(finding(seq, "compile_error", prio=30, fp=f"{file}:{message}"),
+                                   text=f"{file}(1): error: {message}", captures={"file": file, "message": message})
+
+    sink = EventSink(S, "s.jsonl")
+    sink.add(line=1, role="user", kind="text", text="get `make -j4 test` passing")
+    _call(sink, 2, "make -j4 test", "src/staging.cu(1): error: no suitable constructor\n"
+                                    "src/segreduce.cu(1): error: identifier \"__shfl_down\" is undefined\n", code=2)
+    ev = sink.frame()
+    two = [compile_error(2, "src/staging.cu", "no suitable constructor"),
+           compile_error(2, "src/segreduce.cu", 'identifier "__shfl_down" is undefined')]
+    assert [e.first.captures["file"] for e in link(ev, two, []).episodes] == ["src/staging.cu", "src/segreduce.cu"]  # type: ignore[arg-type]
+    headers = [compile_error(2, "/usr/local/cuda/include/cccl/cub/util_cpp_dialect.cuh", "CUB requires C++17"),
+               compile_error(2, "/usr/local/cuda/include/cccl/thrust/cpp_dialect.h", "Thrust requires C++17")]
+    assert len(link(ev, headers, []).episodes) == 1  # type: ignore[arg-type]
+
+
+def test_a_rerun_that_leaves_out_the_refused_operand_did_not_clear_it(recipe_stub: None) -> None:
+    """spotter-dov (real): `git add a b c.css` refused the ignored folder of c.css; `git add a b`
+    passed without it; `git add -f c.css` is what got it in."""
+    sink = EventSink(S, "s.jsonl")
+    sink.add(line=1, role="user", kind="text", text="commit and push the work")
+    _call(sink, 2, "git add lib/a.ex lib/b.ex priv/static/assets/app.css",
+          "The following paths are ignored by one of your .gitignore files:\npriv/static/assets\n", code=1)
+    _call(sink, 4, "git add lib/a.ex lib/b.ex", "")
+    _call(sink, 6, "git add -f priv/static/assets/app.css", "")
+    ev = sink.frame()
+    refused = dataclasses.replace(finding(2, "goal_failed", prio=20),
+                                  text="The following paths are ignored by one of your .gitignore files:\npriv/static/assets")
+    g = link(ev, [refused], [])  # type: ignore[arg-type]
+    res = g.resolutions["f1"]
+    assert res.at == 5 and [a.subject for a in res.fixed_by] == ["-f"]  # the `git add -f` call
+
+
+def test_a_purpose_clause_is_not_an_announced_change_of_approach() -> None:
+    from logsleuth.link.resolution import _announces_pivot
+
+    assert _announces_pivot("I'll regenerate the PTX from source instead of upgrading the toolkit.")
+    assert _announces_pivot("Let's switch to the triton backend.")
+    assert not _announces_pivot("I'll also add -Wl,--no-undefined so a missing symbol fails the link instead of the tests.")
+    assert not _announces_pivot("The library falls back to the CPU path when no device is found.")

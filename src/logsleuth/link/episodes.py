@@ -3,6 +3,7 @@ one per log incident, grouped by pattern and fingerprint (link/chain.py builds t
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -67,7 +68,7 @@ def split_failures(
         elif f.category not in roles.attempt or seq in call_of:
             # an install's failure outside any install action (a `pip install --dry-run` probe):
             # a transcript's runs decide whether it is a note or a step; a bare log drops it
-            others = [g for g in also.get(seq, ()) if g.category != f.category]
+            others = [g for g in also.get(seq, ()) if _area(g, roles) != _area(f, roles)]
             main.extend(sorted((f, *others), key=lambda g: position(texts.get(seq, ""), g.text)))
     specific = [f for f in main if f.category not in roles.generic]
     return failed, (specific or main)
@@ -79,22 +80,42 @@ SPECIFIC = 70  # a pattern this strong names its cause (the library's priorities
 def distinct_causes(
     findings: Iterable[Finding], strongest: Mapping[int, list[Finding]], roles: StoryRoles
 ) -> dict[int, list[Finding]]:
-    """Other failures of one output that name a cause of their own, in another area (a probe where
-    ptxas rejects both the arch and the PTX version): one per group, the strongest. Failures of one
+    """Other failures of one output that name a cause of their own: in another area (a probe where
+    ptxas rejects both the arch and the PTX version), one per group; or the same kind of error in
+    another file (`make -j4` stopping in two .cu files), the first printed per file. Failures of one
     group are one problem told at several levels (an NCCL error and the watchdog timeout it caused)."""
     plain = roles.generic | roles.wrapper | roles.attempt | roles.progress
     out: dict[int, dict[str, Finding]] = {}
     for f in findings:
         fs = strongest.get(f.seq)
-        group = roles.groups.get(f.category, "")
-        if (not f.severity.is_failure or f.priority < SPECIFIC or f.category in plain or fs is None or not group
-                or fs[0].priority < SPECIFIC or fs[0].category in plain):
+        if not f.severity.is_failure or f.category in plain or fs is None or fs[0].category in plain:
             continue
-        by_group = out.setdefault(f.seq, {roles.groups.get(g.category, g.category): g for g in fs[:1]})
-        if group not in by_group or (f.priority, f.severity.rank) > (by_group[group].priority, by_group[group].severity.rank):
-            by_group[group] = f
-    return {seq: [f for f in by_group.values() if f not in strongest[seq]] for seq, by_group in out.items()
-            if len(by_group) > 1}
+        top = fs[0]
+        kept = out.setdefault(f.seq, {_area(top, roles): top})
+        if f.category == top.category and f.captures.get("file"):
+            if _own_file(f.captures["file"]) and _own_file(top.captures.get("file", "")):
+                kept.setdefault(f"file:{f.captures['file']}", f)
+            continue
+        group = roles.groups.get(f.category, "")
+        if f.priority < SPECIFIC or top.priority < SPECIFIC or not group:
+            continue
+        if group not in kept or (f.priority, f.severity.rank) > (kept[group].priority, kept[group].severity.rank):
+            kept[group] = f
+    return {seq: list(kept.values()) for seq, kept in out.items() if len(kept) > 1}
+
+
+# A toolkit's or library's own file (three CCCL headers refusing C++14 for one .cu): the same problem,
+# seen from each header, not a failure per header.
+_NOT_OWN = re.compile(r"^/(?:usr|opt|lib|lib64|etc|snap|nix)/|[/\\](?:site|dist)-packages[/\\]")
+
+
+def _own_file(path: str) -> bool:
+    return bool(path) and not _NOT_OWN.search(path)
+
+
+def _area(f: Finding, roles: StoryRoles) -> str:
+    """What one failure of an output stands for: its file where it names one, else its group."""
+    return f"file:{f.captures['file']}" if f.captures.get("file") else roles.groups.get(f.category, f.category)
 
 
 def position(text: str, quote: str) -> int:

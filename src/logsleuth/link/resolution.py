@@ -343,6 +343,8 @@ def _resolver(
         earlier, with nothing changed, only hid it); a re-run's own new flags are a change."""
         if r.status is RunStatus.UNKNOWN or r.result_seq in occ or r.result_seq in slips:
             return False
+        if rerun and run is not None and _drops_named_operand(run, r, ep):
+            return False
         if r.status is RunStatus.PASSED or run is None or changed(run.seq, r.seq + 1):
             return True
         argv = {t.argv for t in run.targets}
@@ -362,6 +364,24 @@ def _resolver(
         if r.status is RunStatus.PASSED and not any(s > r.seq for s in occ) and not _scratch_only(r):
             return r
     return None
+
+
+def _drops_named_operand(failed: Run, rerun: Run, ep: Episode) -> bool:
+    """The re-run left out the operand the failure named (`git add a b c.css` refused the ignored
+    `c.css`'s folder; `git add a b` then passed): it went round the failure, it did not clear it."""
+    text = ep.first.text
+    after = {x for t in rerun.targets for x in t.argv[1:] if not x.startswith("-")}
+    if not after:  # a bare `make` / `pytest` runs its whole default set, the named operand included
+        return False
+    for t in failed.targets:
+        for o in t.argv[1:]:
+            if o.startswith("-") or len(o) < 4 or o in after:
+                continue
+            parts = o.rstrip("/").split("/")
+            named = o in text or any("/".join(parts[:k]) in text for k in range(2, len(parts)) if "/" in o)
+            if named:
+                return True
+    return False
 
 
 def any_between(seqs: Sequence[int], lo: int, hi: int) -> bool:
@@ -424,10 +444,10 @@ def _bears(a: Action, low: str, text: str) -> bool:
             return True
         # the edit writes what the failure names (`/usr/local/cuda-13.1`): a shell edit by its own
         # command, not the whole call it shares with others; an edit tool by its input
-        change = a.raw if a.command.startswith("edit ") else a.command
+        change = a.raw if a.command.startswith("edit ") or "<<" in a.command else a.command
         return any(tok in change for tok in _distinctive(text))
     names = {subject, subject.replace("-", "_"), subject.replace("_", "-")}
-    if any(n and n in low for n in names):
+    if any(len(n) > 2 and any(c.isalpha() for c in n) and n in low for n in names):  # not a build's `.`
         return True
     return a.kind in (ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN, ActionKind.UNINSTALL) and bool(
         re.search(r"No module named|ModuleNotFound|ImportError|version|requires|incompatib|conflict|not found|undefined symbol", text, re.I)
@@ -530,7 +550,13 @@ _INTENT = re.compile(r"\b(I|I'll|I will|I'm going to|let me|let's|we|we'll|we wi
 def _announces_pivot(text: str) -> bool:
     """A sentence where the agent says it will change approach ("let me work around it", "I'll
     regenerate the PTX instead"), not one describing what code does ("it falls back to CPU")."""
-    return any(_PIVOT_WORDS.search(s) and _INTENT.search(s) for s in re.split(r"(?<=[.!?:])\s+|\n+", text))
+    return any(_PIVOT_WORDS.search(c) and _INTENT.search(c)
+               for s in re.split(r"(?<=[.!?:])\s+|\n+", text) for c in _CLAUSE.split(s))
+
+
+# A purpose or reason clause says what a change does, not that the approach changes ("I'll add
+# -Wl,--no-undefined so a missing symbol fails the link instead of the tests").
+_CLAUSE = re.compile(r",?\s+\b(?:so that|so|which|because|since|whereas)\b\s+", re.I)
 
 
 def _regenerates(a: Action, failing: str) -> bool:
