@@ -1,7 +1,7 @@
 """The project's own corpus of real error excerpts (tests/corpus/*.jsonl): shape and score floors.
 
-Every record names its source: a public thread (`https://github.com/...`) or the exact command that produced
-the text with a real tool on a developer machine (`command: ...`, see tests/corpus/README.md).
+Every record names its source: a public thread or file (`https://github.com/...`), a documentation page (its
+`https://` address) or the exact command that produced the text with a real tool on a developer machine (`command: ...`, see tests/corpus/README.md).
 `logsleuth patterns eval` must stay at or above the figure reached when the patterns were written (raise a
 FLOOR when the library improves).
 
@@ -24,16 +24,14 @@ from logsleuth.library import load_library
 CORPUS_DIR = Path(__file__).parent / "corpus"
 CORPUS = CORPUS_DIR / "real_errors.jsonl"
 HELDOUT = CORPUS_DIR / "heldout.jsonl"
-FLOOR = 0.996  # real_errors.jsonl: 525/527 (misses: pnpm ELIFECYCLE, which also ends a failing `pnpm run`; the
-# documentation list of CUDA error codes below)
+FLOOR = 0.998  # real_errors.jsonl: 541/542 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
 HELDOUT_FLOOR = 0.97  # heldout.jsonl (round 5 batch), held out: 75/77 = 0.974 at its first and only scoring
 # (tests/corpus/README.md); no pattern was written from it
 MIN_RECORDS, MIN_BENIGN, MIN_CATEGORIES = 300, 40, 40
 # benign texts the library still flags, by file. Held out: left unfixed while the batch is held out (fixing them means
-# writing a pattern from it). Dev: a plain-text list of CUDA error codes (code, enum name, message on lines of their
-# own); the plain-text reader makes each line an event, so no pattern or quoting rule sees that the name sits in a list.
-KNOWN_FALSE_ALARMS = {
-    "real_errors.jsonl": {"benign-cuda-error-code-list-cuda-python-458"},
+# writing a pattern from it).
+KNOWN_FALSE_ALARMS: dict[str, set[str]] = {
+    "real_errors.jsonl": set(),
     "heldout.jsonl": set(),
 }
 
@@ -52,7 +50,8 @@ def test_every_record_has_a_source() -> None:
     assert len({r["id"] for r in recs}) == len(recs)
     for r in recs:
         assert r["log"].strip() and r["category"], r["id"]
-        assert r["source"].startswith(("https://github.com/", "command: ")), r["id"]
+        # a thread or a repository file on GitHub, a documentation page (its address), or a command run here
+        assert r["source"].startswith(("https://", "command: ")), r["id"]
     assert sum(r["category"] == NONE for r in recs) >= MIN_BENIGN
     assert len({r["category"] for r in recs} - {NONE}) >= MIN_CATEGORIES
 

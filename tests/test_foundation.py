@@ -16,6 +16,8 @@ from logsleuth.model import EVENT_SCHEMA, Severity
 def test_event_schema_matches_architecture() -> None:
     assert list(EVENT_SCHEMA) == [
         "session", "source", "line", "seq", "ts", "role", "kind", "tool", "call_id", "text", "is_error", "exit_code",
+        # the normalised tool call (ingest/tools.py), added after the columns ARCHITECTURE.md lists
+        "tool_kind", "command", "paths", "changes", "added", "removed", "background",
     ]
     assert EVENT_SCHEMA["ts"] == pl.Datetime("us", "UTC")
 

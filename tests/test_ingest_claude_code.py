@@ -334,7 +334,12 @@ def test_cli_events_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest
     ev = out["events"][3]
     assert ev == {"session": SESSION, "source": "session.jsonl", "line": 6, "seq": 3, "ts": "2026-02-10T21:12:01.117Z",
                   "role": "assistant", "kind": "tool_call", "tool": "Bash", "call_id": "toolu_bash1",
-                  "text": "nvcc --version && make -j8", "is_error": None, "exit_code": None}
+                  "text": "nvcc --version && make -j8", "is_error": None, "exit_code": None,
+                  # a tool call carries its normalised form (ingest/tools.py)
+                  "tool_kind": "shell", "command": "nvcc --version && make -j8", "paths": None, "changes": None,
+                  "added": None, "removed": None, "background": False}
+    other = next(e for e in out["events"] if e["kind"] != "tool_call")  # other events keep the contract's shape
+    assert set(other) == set(ev) - {"tool_kind", "command", "paths", "changes", "added", "removed", "background"}
 
 
 def test_cli_skipped_lines_shape(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -17,7 +17,7 @@ from logsleuth.errors import InputError
 from logsleuth.ingest.base import make_probe
 from logsleuth.ingest.detect import by_name, detect
 from logsleuth.ingest.opencode import sniff_db, sniff_export, sniff_run, sniff_storage
-from logsleuth.model import EVENT_COLUMNS, Transcript
+from logsleuth.model import CALL_SCHEMA, EVENT_COLUMNS, Transcript
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "ingest" / "opencode"
 EXPORT = FIX / "export.json"
@@ -467,7 +467,9 @@ def test_cli_events_json(capsysbinary: pytest.CaptureFixture[bytes]) -> None:
     assert rep["lines"] == rep["used"] + rep["ignored"] + len(rep["skipped"])
     assert rep["events"] == len(out["events"]) == 11
     first = out["events"][0]
-    assert list(first) == EVENT_COLUMNS
+    assert list(first) == [c for c in EVENT_COLUMNS if c not in CALL_SCHEMA]  # the call's columns: tool calls only
+    call = next(e for e in out["events"] if e["kind"] == "tool_call")
+    assert list(call) == [c for c in EVENT_COLUMNS if c not in CALL_SCHEMA] + list(CALL_SCHEMA)
     assert first["ts"] == "2026-01-02T03:00:00Z" and first["role"] == "user"
 
 

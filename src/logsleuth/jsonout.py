@@ -32,10 +32,17 @@ def dumps(obj: Any, *, indent: bool = True) -> bytes:
 
 
 def event_rows(frame: Any) -> list[dict[str, Any]]:
-    """Event-table rows as plain dicts with ISO timestamps."""
-    rows: list[dict[str, Any]] = frame.to_dicts()
-    for r in rows:
+    """Event-table rows as plain dicts with ISO timestamps. The normalised call's columns
+    (model.CALL_SCHEMA) are keys of tool calls only: every other row keeps the contract's shape."""
+    from logsleuth.model import CALL_SCHEMA  # here: model imports polars, most users of this module need not
+
+    present = [c for c in CALL_SCHEMA if c in frame.columns]
+    calls = frame.select(present).to_dicts() if present and (frame["kind"] == "tool_call").any() else None
+    rows: list[dict[str, Any]] = frame.drop(present).to_dicts()
+    for i, r in enumerate(rows):
         r["ts"] = iso(r["ts"])
+        if calls is not None and r["kind"] == "tool_call":
+            r.update(calls[i])
     return rows
 
 

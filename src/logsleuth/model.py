@@ -31,6 +31,17 @@ class Kind(enum.StrEnum):
     LOG = "log"
 
 
+class ToolKind(enum.StrEnum):
+    """What a tool call does, whatever the agent called the tool (ingest/tools.py decides)."""
+
+    SHELL = "shell"
+    EDIT = "edit"
+    READ = "read"
+    SEARCH = "search"
+    WEB = "web"
+    OTHER = "other"
+
+
 class Severity(enum.StrEnum):
     """Pattern severity. `success` marks progress (server ready, build finished)."""
 
@@ -59,6 +70,19 @@ _SEVERITY_RANK = {
 
 ROLES = [r.value for r in Role]
 KINDS = [k.value for k in Kind]
+TOOL_KINDS = [k.value for k in ToolKind]
+
+# A tool call, normalised at ingest (ingest/tools.py; null on every other event): later stages
+# read these, never an agent's tool names or input JSON. String columns, so that masking covers them.
+CALL_SCHEMA: dict[str, pl.DataType] = {
+    "tool_kind": pl.Enum(TOOL_KINDS),  # shell | edit | read | search | web | other
+    "command": pl.Utf8(),  # shell: the command line
+    "paths": pl.Utf8(),  # edit: the files changed, a line each; read/search/web: the path, pattern, query or URL
+    "changes": pl.Utf8(),  # edit: what it did to each path ("update +3 -1 lines"), a line each, as paths
+    "added": pl.Utf8(),  # edit: the text added
+    "removed": pl.Utf8(),  # edit: the text removed
+    "background": pl.Boolean(),  # shell: run in the background; read/other: reads a background job's output
+}
 
 # The event table, exactly as ARCHITECTURE.md describes it. Readers build it through
 # ingest.base.EventSink; nothing else constructs event frames by hand.
@@ -75,6 +99,7 @@ EVENT_SCHEMA: dict[str, pl.DataType] = {
     "text": pl.Utf8(),
     "is_error": pl.Boolean(),
     "exit_code": pl.Int64(),
+    **CALL_SCHEMA,
 }
 EVENT_COLUMNS = list(EVENT_SCHEMA)
 

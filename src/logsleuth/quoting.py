@@ -3,12 +3,16 @@
 Documentation prose quotes errors in inline code (`RTX 3090 ... is not compatible`), source code
 defines error strings (raise RuntimeError("CUDA error: ...")) and `grep` prints both with a
 `path:line:` prefix. None of these is a failure that happened. Judged on the match's own line,
-so a pasted error (a line that is only the error, even in backticks) still counts.
+so a pasted error (a line that is only the error, even in backticks) still counts — except where
+the lines around it make it documentation: a listing of error/status names (`ingest/listing.py`),
+a markdown table, a markdown heading, a list item that only quotes the error in a doc page.
 """
 
 from __future__ import annotations
 
 import re
+
+from logsleuth.ingest.listing import in_listing
 
 # `path/file.ext:12:` or `file.ext-12-` (grep -n / rg -n, context lines), not `file.c:12:5: error:`
 # nor Python's own `…/torch/cuda/__init__.py:88: UserWarning: …` (a warning as emitted)
@@ -30,6 +34,15 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 # a markdown table's delimiter row (`|---|:--:|`, or `-- | --` as a rendered table is copied back from GitHub)
 _STATUS_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # CUBLAS_STATUS_EXECUTION_FAILED, CUDA_ERROR_X
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+\|?\s*$")
+# a markdown heading (`## CUDA error: an illegal memory access was encountered` names a doc section)
+_HEADING = re.compile(r"^#{1,6}[ \t]+\S")
+# a list item whose content is one inline code span (`1. `NVIDIA … is not compatible …``), or an rst role
+# (`-  :ref:`Error Message "…" Displayed in Logs <…>``)
+_CODE_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+(?::[\w:]+:)?`[^`]+`[.:,;]?[ \t]*$")
+_RST_ROLE_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+:[\w:]+:`")
+# markdown around a list item that makes the event a page: a link, a heading, a nested list item
+_DOC_MARKUP = re.compile(r"\[[^\]\n]+\]\([^)\s]+\)|^#{1,6}[ \t]+\S|^[ \t]+(?:[-*+]|\d{1,3}[.)])[ \t]+\S", re.M)
+LISTING_REACH = 24  # lines either side of a match that `in_listing` looks at
 PROSE_WORDS = 4  # words outside inline code that make a line prose rather than a pasted error
 
 
@@ -87,6 +100,39 @@ def in_string_literal(line: str, pos: int) -> bool:
     return opened and bool(_CODE.match(line))
 
 
+def lines_around(text: str, pos: int, reach: int) -> tuple[list[str], int]:
+    """Up to `reach` lines either side of the line holding `pos`, and that line's index among them."""
+    start = text.rfind("\n", 0, pos) + 1
+    lo = start
+    for _ in range(reach):
+        if lo == 0:
+            break
+        lo = text.rfind("\n", 0, lo - 1) + 1
+    hi = pos
+    for _ in range(reach + 1):
+        nl = text.find("\n", hi)
+        if nl < 0:
+            hi = len(text)
+            break
+        hi = nl + 1
+    return text[lo:hi].split("\n"), text.count("\n", lo, start)
+
+
+def in_doc_listing(text: str, pos: int) -> bool:
+    """The match sits in a documentation listing of error/status names (see `ingest/listing.py`)."""
+    lines, row = lines_around(text, pos, LISTING_REACH)
+    return in_listing(lines, row)
+
+
+def is_doc_item(text: str, line: str) -> bool:
+    """The line is a heading, or a list item that only quotes (inline code) in a page with markdown around it."""
+    if _HEADING.match(line):
+        return True
+    if not _CODE_ITEM.match(line):
+        return False
+    return bool(_RST_ROLE_ITEM.match(line)) or len(_DOC_MARKUP.findall(text)) > (1 if _DOC_MARKUP.match(line) else 0)
+
+
 def is_quoted(text: str, pos: int, end: int) -> bool:
     """True when the match at text[pos:end] is quoted (docs, code, grep hits), not emitted."""
     line, lpos, lend = _line_of(text, pos, end)
@@ -96,5 +142,7 @@ def is_quoted(text: str, pos: int, end: int) -> bool:
     if bare and lpos >= bare.end() and in_string_literal(line[bare.end():], lpos - bare.end()):
         return True
     if in_markdown_table(text, pos) or is_table_cell(line, lpos, lend):
+        return True
+    if is_doc_item(text, line) or in_doc_listing(text, pos):
         return True
     return in_prose_code_span(line, lpos, lend) or in_string_literal(line, lpos)

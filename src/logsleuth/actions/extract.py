@@ -9,7 +9,6 @@ the same engine in the same session (see launch.diff_flags for the first launch)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,15 +19,10 @@ import polars as pl
 from logsleuth.actions.commands import Draft, classify
 from logsleuth.actions.launch import Flags, diff_flags
 from logsleuth.actions.packages import OutputVersions, compare_versions, is_pin, output_versions
-from logsleuth.actions.shellparse import argv_commands, commands
-from logsleuth.actions.toolcalls import (
-    edit_drafts,
-    is_edit_tool,
-    is_read_tool,
-    is_shell_tool,
-    looks_like_command,
-)
-from logsleuth.model import Action, ActionKind
+from logsleuth.actions.shellparse import commands
+from logsleuth.actions.toolcalls import LOOKS, edit_drafts, look_drafts
+from logsleuth.ingest.tools import ToolCall, call_of, normalise
+from logsleuth.model import CALL_SCHEMA, Action, ActionKind, ToolKind
 
 K = ActionKind
 
@@ -59,7 +53,8 @@ def extract_actions(events: pl.DataFrame) -> list[Action]:
     out: list[Action] = []
     for row in _calls(events):
         session, seq = row["session"], row["seq"]
-        drafts = drafts_for_call(row["tool"], row["text"] or "")
+        call = call_of(row)
+        drafts = call_drafts(row["tool"], row["text"] or "", call) if call is not None else []
         result = None
         if any(d.pkg for d in drafts):  # only package actions read the output
             result = results.get((session, row["call_id"])) or results.get((session, f"#{seq + 1}"))
@@ -81,45 +76,25 @@ def extract_actions(events: pl.DataFrame) -> list[Action]:
 
 
 def drafts_for_call(tool: str | None, text: str) -> list[Draft]:
-    """The drafts of one tool call, whatever the tool."""
-    name = (tool or "").strip()
-    if is_shell_tool(name):
-        return shell_drafts(shell_payload(text))
-    if is_edit_tool(name):
-        return edit_drafts(name, text)
-    if is_read_tool(name):
-        return edit_drafts(name, text, read=True)
-    payload = shell_payload(text)
-    if isinstance(payload, list) or looks_like_command(payload):
-        return shell_drafts(payload)
+    """The drafts of one tool call given as its tool and text (as a reader writes them)."""
+    return call_drafts(tool, text, normalise(tool, text))
+
+
+def call_drafts(tool: str | None, text: str, call: ToolCall) -> list[Draft]:
+    """The drafts of one tool call, from the call as ingest normalised it."""
+    name = (tool or "").strip().lower()
+    if call.kind is ToolKind.SHELL:
+        return list(shell_drafts(call.command or ""))
+    if call.kind is ToolKind.EDIT:
+        return edit_drafts(name, call)
+    if call.kind in LOOKS:
+        return look_drafts(name, call, text)
     return []
 
 
-def shell_drafts(payload: str | list[str]) -> list[Draft]:
-    if isinstance(payload, list):
-        return [d for c in argv_commands(payload) for d in classify(c)]
-    return list(_string_drafts(payload))
-
-
 @lru_cache(maxsize=4096)  # agents repeat the same commands (`tail -50 /tmp/server.log`) many times
-def _string_drafts(payload: str) -> tuple[Draft, ...]:
-    return tuple(d for c in commands(payload) for d in classify(c))
-
-
-def shell_payload(text: str) -> str | list[str]:
-    """The command of a shell call: the text itself, or the `command`/`cmd` of a JSON input."""
-    s = text.strip()
-    if not s.startswith(("{", "[")):
-        return text
-    try:
-        data: Any = json.loads(s)
-    except ValueError:
-        return text
-    if isinstance(data, dict):
-        data = next((data[k] for k in ("command", "cmd", "script", "commands", "code") if k in data), text)
-    if isinstance(data, list) and data and all(isinstance(x, str) for x in data):
-        return [str(x) for x in data]
-    return data if isinstance(data, str) else text
+def shell_drafts(command: str) -> tuple[Draft, ...]:
+    return tuple(d for c in commands(command) for d in classify(c))
 
 
 def _package_action(
@@ -163,7 +138,8 @@ def package_kind(value: str | None, upgrade: bool, resolved: str | None, previou
 
 def _calls(events: pl.DataFrame) -> Iterator[dict[str, Any]]:
     calls = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_call").sort(["session", "seq"])
-    yield from calls.select("session", "seq", "source", "line", "ts", "tool", "call_id", "text").iter_rows(named=True)
+    cols = ("session", "seq", "source", "line", "ts", "tool", "call_id", "text", *CALL_SCHEMA)
+    yield from calls.select(cols).iter_rows(named=True)
 
 
 class _Results:

@@ -16,7 +16,8 @@ from typing import IO, Any
 import polars as pl
 
 from logsleuth.errors import InputError, Location
-from logsleuth.model import EVENT_SCHEMA, IngestReport, Kind, Role, Skipped, Transcript
+from logsleuth.ingest.tools import ToolCall, join_values, normalise
+from logsleuth.model import CALL_SCHEMA, EVENT_SCHEMA, IngestReport, Kind, Role, Skipped, Transcript
 
 HEAD_BYTES = 64 * 1024
 # iter_lines never holds more of one line than this (readers skip such lines as overlong)
@@ -217,8 +218,12 @@ def parse_ts(value: Any) -> datetime | None:
     return None
 
 
+_BASE_COLUMNS = tuple(c for c in EVENT_SCHEMA if c not in CALL_SCHEMA)
+
+
 class EventSink:
-    """Accumulates events column by column (cheap for millions of rows) and assigns `seq` per session."""
+    """Accumulates events column by column (cheap for millions of rows) and assigns `seq` per session.
+    A tool call is normalised here (ingest/tools.py), once, whatever reader adds it."""
 
     # Python strings cost about twice their polars form: every this many characters of text the
     # columns so far become a polars part, so a 200 MB transcript never holds all its texts twice
@@ -227,7 +232,8 @@ class EventSink:
     def __init__(self, session: str, source: str):
         self.session = session
         self.source = source
-        self._cols: dict[str, list[Any]] = {c: [] for c in EVENT_SCHEMA}
+        self._cols: dict[str, list[Any]] = {c: [] for c in _BASE_COLUMNS}
+        self._calls: list[tuple[int, ToolCall]] = []  # (row in _cols, the call normalised): few rows are calls
         self._seq: dict[str, int] = {}
         self._parts: list[pl.DataFrame] = []
         self._flushed = 0  # rows in _parts
@@ -264,8 +270,13 @@ class EventSink:
         c["kind"].append(str(kind))
         c["tool"].append(tool)
         c["call_id"].append(call_id)
-        c["text"].append(text.replace("\x00", "") if text else "")
-        self._chars += len(text) if text else 0
+        clean = text.replace("\x00", "") if text else ""
+        c["text"].append(clean)
+        self._chars += len(clean)
+        if str(kind) == Kind.TOOL_CALL:
+            call = normalise(tool, clean)
+            self._calls.append((len(c["text"]) - 1, call))
+            self._chars += len(call.command or "") + len(call.added or "") + len(call.removed or "")
         c["is_error"].append(is_error if isinstance(is_error, bool) else None)
         c["exit_code"].append(
             exit_code
@@ -279,19 +290,35 @@ class EventSink:
         part = self._part()
         self._parts.append(part)
         self._flushed += part.height
-        self._cols = {c: [] for c in EVENT_SCHEMA}
+        self._cols = {c: [] for c in _BASE_COLUMNS}
+        self._calls = []
         self._chars = 0
 
     def _part(self) -> pl.DataFrame:
+        cols = {**self._cols, **self._call_columns()}
         try:
-            return pl.DataFrame(self._cols, schema=EVENT_SCHEMA)
+            return pl.DataFrame(cols, schema=EVENT_SCHEMA)
         except UnicodeEncodeError:
             # a lone surrogate (`"\ud800"` decoded by the json module) cannot become UTF-8: replace
             # it with U+FFFD rather than lose the input; checked only on failure, so the usual
             # path costs nothing
-            for col in ("session", "source", "tool", "call_id", "text"):
-                self._cols[col] = [_valid_utf8(v) for v in self._cols[col]]
-            return pl.DataFrame(self._cols, schema=EVENT_SCHEMA)
+            for col, dtype in EVENT_SCHEMA.items():
+                if dtype == pl.Utf8:
+                    cols[col] = [_valid_utf8(v) for v in cols[col]]
+            return pl.DataFrame(cols, schema=EVENT_SCHEMA)
+
+    def _call_columns(self) -> dict[str, list[Any]]:
+        n = len(self._cols["line"])
+        cols: dict[str, list[Any]] = {c: [None] * n for c in CALL_SCHEMA}
+        for i, call in self._calls:
+            cols["tool_kind"][i] = call.kind.value
+            cols["command"][i] = call.command
+            cols["paths"][i] = join_values(call.kind, call.paths)
+            cols["changes"][i] = join_values(call.kind, call.changes)
+            cols["added"][i] = call.added
+            cols["removed"][i] = call.removed
+            cols["background"][i] = call.background
+        return cols
 
     def frame(self) -> pl.DataFrame:
         if not self._parts:

@@ -19,13 +19,10 @@ import orjson
 
 from logsleuth.ingest.base import EventSink
 from logsleuth.ingest.jsonscan import as_str, compact_json, exit_code_in, str_or
+from logsleuth.ingest.tools import is_shell
 from logsleuth.model import Kind, Role
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
-SHELL_TOOLS = frozenset(
-    {"bash", "shell", "sh", "run_shell_command", "run_command", "execute_command", "exec", "execute",
-     "terminal", "run_terminal_cmd", "local_shell", "container.exec", "shell_command"}
-)
 _TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 _REASONING_PARTS = frozenset({"reasoning", "thinking"})
 _LEADING_EXIT = re.compile(r"\s*Exit code (-?\d{1,9})\b")
@@ -141,7 +138,7 @@ def call_text(name: str, arguments: Any) -> str:
             args = orjson.loads(arguments)
         except orjson.JSONDecodeError:
             return arguments
-    if name.lower() in SHELL_TOOLS and isinstance(args, dict):
+    if is_shell(name) and isinstance(args, dict):
         cmd = args.get("command", args.get("cmd"))
         if isinstance(cmd, str):
             return cmd

@@ -47,10 +47,10 @@ from logsleuth.ingest.base import (
     make_probe,
     session_from_path,
 )
+from logsleuth.ingest.tools import is_shell
 from logsleuth.model import IngestReport, Kind, Role, Transcript
 
 FORMAT = "claude-code"
-_SHELL_TOOLS = frozenset({"Bash", "bash", "PowerShell"})  # their `input.command` is the command line
 _EXIT_RE = re.compile(r"(?:Error: )?Exit code (-?\d{1,20})\b")  # bounded: a longer number is no exit code
 _SUFFIXES = (".jsonl", ".jsonl.gz", ".jsonl.zst")
 
@@ -215,7 +215,7 @@ class _FileReader:
         elif not self._new(scope, "tool_use", compact_json([name, args])):
             return None
         command = args.get("command") if isinstance(args, dict) else None
-        text = command if name in _SHELL_TOOLS and isinstance(command, str) else compact_json(args)
+        text = command if is_shell(name) and isinstance(command, str) else compact_json(args)
         return {
             **base,
             "role": Role.ASSISTANT,
@@ -269,7 +269,7 @@ def _exit_code(tool: str | None, text: str, tool_use_result: Any) -> int | None:
             v = tool_use_result.get(key)
             if isinstance(v, int) and not isinstance(v, bool):
                 return v
-    if tool is not None and tool not in _SHELL_TOOLS:
+    if tool is not None and not is_shell(tool):
         return None
     for candidate in (text, tool_use_result if isinstance(tool_use_result, str) else ""):
         m = _EXIT_RE.match(candidate.lstrip())

@@ -41,6 +41,7 @@ from logsleuth.ingest.agent_jsonl import (
     type_name,
 )
 from logsleuth.ingest.base import HEAD_BYTES, EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path
+from logsleuth.ingest.tools import is_shell
 from logsleuth.model import Kind, Role, Transcript
 
 FORMAT = "codex"
@@ -57,7 +58,6 @@ _OUTPUT_ITEMS = frozenset(
     {"function_call_output", "custom_tool_call_output", "local_shell_call_output", "mcp_tool_call_output",
      "tool_search_output"}
 )
-_SHELL_TOOLS = frozenset({"shell", "container.exec", "exec_command", "local_shell", "shell_command", "bash"})
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "fish", "pwsh", "powershell", "powershell.exe"})
 # user-role messages the harness writes (environment, AGENTS.md), not the person typing
 _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>")
@@ -424,7 +424,7 @@ def _script_of(argv: list[str]) -> str | None:
 
 def call_text(name: str, raw: Any) -> str:
     """A call's text: the command line for shell tools, else the arguments as compact JSON."""
-    shell = name in _SHELL_TOOLS or name.rsplit(".", 1)[-1] in _SHELL_TOOLS
+    shell = is_shell(name)
     args = raw
     if isinstance(raw, str):
         if not raw.lstrip().startswith(("{", "[")):

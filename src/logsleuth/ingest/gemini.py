@@ -38,11 +38,11 @@ from logsleuth.ingest.jsonscan import (
     scan_document,
     str_or,
 )
+from logsleuth.ingest.tools import is_shell
 from logsleuth.model import Kind, Role, Transcript
 
 FORMAT = "gemini"
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
-SHELL_TOOLS = frozenset({"run_shell_command", "shell", "bash", "run_command"})
 _SYSTEM_TYPES = frozenset({"info", "error", "warning"})
 
 
@@ -294,7 +294,7 @@ def _emit_tool_call(sink: EventSink, tc: dict[str, Any], line: int, ts: Any, ses
 
 
 def _call_text(name: str, args: Any) -> str:
-    if name in SHELL_TOOLS and isinstance(args, dict) and isinstance(args.get("command"), str):
+    if is_shell(name) and isinstance(args, dict) and isinstance(args.get("command"), str):
         return str(args["command"])
     return compact_json(args if args is not None else {})
 

@@ -23,11 +23,11 @@ import orjson
 
 from logsleuth.ingest.base import EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path, transcript
 from logsleuth.ingest.jsonscan import LineLedger, as_str, compact_json, exit_code_in, iter_jsonl, str_or
+from logsleuth.ingest.tools import is_shell
 from logsleuth.model import Kind, Role, Transcript
 
 FORMAT = "gemini-stream"
 EVENT_TYPES = frozenset({"init", "message", "tool_use", "tool_result", "error", "result"})
-SHELL_TOOLS = frozenset({"run_shell_command", "shell", "bash"})
 
 
 def is_stream_event(rec: Any) -> bool:
@@ -132,7 +132,7 @@ class _Reader:
         if call_id:
             self.tools[call_id] = name
         params = rec.get("parameters")
-        if name in SHELL_TOOLS and isinstance(params, dict) and isinstance(params.get("command"), str):
+        if is_shell(name) and isinstance(params, dict) and isinstance(params.get("command"), str):
             text = str(params["command"])
         else:
             text = compact_json(params if params is not None else {})

@@ -14,7 +14,7 @@ import io
 from typing import Any
 
 from logsleuth.ingest.base import EventSink, Probe, ReaderSpec
-from logsleuth.ingest.chat import ROLES, SHELL_TOOLS, call_text, content_text, emit_message, is_message
+from logsleuth.ingest.chat import ROLES, call_text, content_text, emit_message, is_message
 from logsleuth.ingest.fenced import emit_messages
 from logsleuth.ingest.jsonscan import (
     Element,
@@ -31,7 +31,7 @@ from logsleuth.model import Transcript
 FORMAT = "openai-messages"
 _SESSION_KEYS = ("session_id", "sessionId", "conversation_id", "id")
 # the vocabulary of one message, long imported from here
-__all__ = ["FORMAT", "READERS", "ROLES", "SHELL_TOOLS", "call_text", "content_text", "emit_message", "is_message"]
+__all__ = ["FORMAT", "READERS", "ROLES", "call_text", "content_text", "emit_message", "is_message"]
 
 
 # ---------------------------------------------------------------------------------------------

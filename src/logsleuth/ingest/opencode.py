@@ -48,6 +48,7 @@ from logsleuth.ingest.base import (
     session_from_path,
     transcript,
 )
+from logsleuth.ingest.tools import is_shell
 from logsleuth.model import Kind, Role, Transcript
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -145,7 +146,7 @@ def _tool_events(part: dict[str, Any], fallback_ts: Any) -> list[dict[str, Any]]
         inp = {}
     if not isinstance(inp, dict):
         raise BadRecord("tool input is not an object")
-    if tool.lower() == "bash" and isinstance(inp.get("command"), str):
+    if is_shell(tool) and isinstance(inp.get("command"), str):
         text = inp["command"]
     else:
         text = json.dumps(inp, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)

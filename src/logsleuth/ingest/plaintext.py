@@ -22,8 +22,9 @@ from typing import IO
 import numpy as np
 import polars as pl
 
+from logsleuth.ingest import listing
 from logsleuth.ingest.base import Probe, ReaderSpec, ReportBuilder, session_from_path
-from logsleuth.model import EVENT_SCHEMA, Kind, Role, Transcript
+from logsleuth.model import CALL_SCHEMA, EVENT_SCHEMA, Kind, Role, Transcript
 
 FORMAT = "text"
 CHUNK_BYTES = 8 * 1024 * 1024  # big enough to amortise, small enough to reuse memory
@@ -34,6 +35,9 @@ TRUNCATED = " […line truncated]"
 # line classes
 BLANK, TS, TB, CHAIN, MARK, FAILED, INDENT, PLAIN = range(8)
 NONE_CTX = 8  # context after a blank line: nothing open
+# a line inside a documentation listing after its first line (blank ones too): it never opens a record nor
+# changes what is open, so the listing (opened by a MARK line) stays one record (see `join_listings`)
+LISTED = 9
 _CONTINUES_PLAIN = [TS, TB, CHAIN, FAILED]  # open records that absorb unindented lines
 # timestamp kinds of TS lines
 ISO_BRACKET, ISO, VLLM, JOURNAL, GLOG = range(1, 6)
@@ -217,7 +221,9 @@ def classify(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def line_classes(frame: pl.DataFrame) -> pl.DataFrame:
-    """`cls` and `tskind` from each line alone (no neighbours: chunks can be classified apart).
+    """`cls` and `tskind` from each line alone (no neighbours: chunks can be classified apart), then
+    `join_listings` (which looks a few lines around lines that name an error status: a listing that a chunk
+    boundary cuts is judged in two parts).
 
     The timestamp kinds are tried in order, each on the lines no earlier kind matched; the other
     tests run only on the lines without one (in a server log, a small minority), so most lines
@@ -257,7 +263,31 @@ def line_classes(frame: pl.DataFrame) -> pl.DataFrame:
             codes[hit] = code
             undecided &= ~hit
         cls[other] = codes
+        join_listings(text, other, cls)
     return frame.with_columns(pl.Series("cls", cls), pl.Series("tskind", kind))
+
+
+def join_listings(text: pl.Series, other: np.ndarray, cls: np.ndarray) -> None:
+    """Make each documentation listing (`ingest/listing.py`) one record, in place on `cls`: its first line
+    opens a record (MARK), the rest are LISTED. Each line is its own record otherwise, and `quoting.py` could
+    not see that an error name sits in a list of names. `other`: the rows without a timestamp (a listing has
+    none). One anchored regex over those rows; Python only over the few runs of entry lines it finds."""
+    hit = text.gather(other).str.contains(listing.ENTRY_RX).fill_null(False).to_numpy()
+    rows = other[hit]
+    if rows.size < listing.MIN_NAMES:
+        return
+    breaks = np.flatnonzero(np.diff(rows) > listing.MAX_ENTRY_LINES) + 1
+    for group in np.split(rows, breaks):
+        if group.size < listing.MIN_NAMES:
+            continue
+        lo, hi = int(group[0]), min(int(group[-1]) + listing.MAX_ENTRY_LINES + 1, text.len())
+        lines = [t or "" for t in text.slice(lo, hi - lo).to_list()]
+        for a, b in listing.listing_spans(lines):
+            stamped = np.flatnonzero(cls[lo + a : lo + b] == TS)  # a timestamped line is output: the listing ends
+            b = a + int(stamped[0]) if stamped.size else b
+            if b - a > 1:
+                cls[lo + a] = MARK
+                cls[lo + a + 1 : lo + b] = LISTED
 
 
 def vllm_special(frame: pl.DataFrame) -> np.ndarray:
@@ -502,6 +532,7 @@ def event_frame(recs: pl.DataFrame, session: str, source: str, seq: pl.Expr | No
         pl.col("text"),
         pl.lit(None, pl.Boolean).alias("is_error"),
         pl.lit(None, pl.Int64).alias("exit_code"),
+        *(pl.lit(None, dtype).alias(name) for name, dtype in CALL_SCHEMA.items()),  # a log has no tool calls
     ).cast(EVENT_SCHEMA)  # type: ignore[arg-type]
 
 

@@ -17,10 +17,9 @@ from dataclasses import replace
 import polars as pl
 
 from logsleuth.actions.commands import INVESTIGATE, WRITES, operands
-from logsleuth.actions.extract import shell_payload
-from logsleuth.actions.shellparse import Cmd, argv_commands, basename, commands
-from logsleuth.actions.toolcalls import is_edit_tool, is_read_tool, is_shell_tool, looks_like_command
-from logsleuth.model import Finding, Run, RunRole, RunStatus, Severity, Target
+from logsleuth.actions.shellparse import Cmd, basename, commands
+from logsleuth.ingest.tools import ToolCall, call_of, normalise
+from logsleuth.model import CALL_SCHEMA, Finding, Run, RunRole, RunStatus, Severity, Target, ToolKind
 
 # Environment switches that make a program say more, never behave differently: not fixes.
 DIAGNOSTIC_ENV = re.compile(
@@ -291,20 +290,23 @@ def _dry_run(cmd: Cmd) -> bool:
 
 def classify_call(tool: str | None, text: str) -> tuple[RunRole, tuple[Target, ...], tuple[tuple[str, str], ...],
                                                        str | None, bool]:
-    """(role, goal targets, inline env, cwd, probe) of one tool call."""
-    name = (tool or "").strip()
-    if not is_shell_tool(name):
-        if is_edit_tool(name):
+    """`classify_tool_call` of a call given as its tool and text (as a reader writes them)."""
+    return classify_tool_call(normalise(tool, text))
+
+
+def classify_tool_call(call: ToolCall | None) -> tuple[RunRole, tuple[Target, ...], tuple[tuple[str, str], ...],
+                                                       str | None, bool]:
+    """(role, goal targets, inline env, cwd, probe) of one tool call, as ingest normalised it."""
+    if call is None or call.kind is not ToolKind.SHELL:
+        if call is not None and call.kind is ToolKind.EDIT:
             return RunRole.FIX, (), (), None, False
-        if is_read_tool(name) or not looks_like_command(str(shell_payload(text))):
-            return RunRole.INVESTIGATION, (), (), None, False
-    payload = shell_payload(text)
-    cmds = argv_commands(payload) if isinstance(payload, list) else commands(payload)
+        return RunRole.INVESTIGATION, (), (), None, False
+    payload = call.command or ""
     targets: list[Target] = []
     env: list[tuple[str, str]] = []
     cwd: str | None = None
     fix = probe = False
-    for c in cmds:
+    for c in commands(payload):
         if _dry_run(c):
             continue
         tg = target_of(c)
@@ -315,7 +317,7 @@ def classify_call(tool: str | None, text: str) -> tuple[RunRole, tuple[Target, .
             continue
         if _probe(c):
             probe = True
-        elif _is_fix(c) and not _shorthand(c, str(payload)):
+        elif _is_fix(c) and not _shorthand(c, payload):
             fix = True
     if targets:
         return RunRole.GOAL, tuple(dict.fromkeys(targets)), tuple(env), cwd, False
@@ -328,7 +330,9 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
     """Every tool call of the events as a run, in seq order. `findings` decide failed/passed."""
     if not events.height:
         return []
-    calls = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_call").select("seq", "tool", "call_id", "text")
+    calls = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_call").select(
+        "seq", "tool", "call_id", "text", *CALL_SCHEMA
+    )
     results = events.filter(pl.col("kind").cast(pl.Utf8) == "tool_result").select(
         "seq", "call_id", "is_error", "exit_code", "text"
     )
@@ -349,24 +353,27 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
             wins.add(f.seq)
     out: list[Run] = []
     background: tuple[Target, ...] = ()  # the targets of the last goal run that went on in the background
-    rows = list(calls.iter_rows())
-    classified = [classify_call(tool, text or "") for _, tool, _, text in rows]  # once per call
-    project = project_modules((c[0], text or "") for (_, _, _, text), c in zip(rows, classified, strict=True))
-    for (seq, tool, call_id, text), call in zip(rows, classified, strict=True):
+    rows = list(calls.iter_rows(named=True))
+    tool_calls = [call_of(row) for row in rows]
+    classified = [classify_tool_call(call) for call in tool_calls]  # once per call
+    project = project_modules((c[0], row["text"] or "") for row, c in zip(rows, classified, strict=True))
+    for row, call, classes in zip(rows, tool_calls, classified, strict=True):
+        seq, call_id = row["seq"], row["call_id"]
         res = by_call.get(call_id) if call_id is not None else None
         if res is None:
             res = by_seq.get(seq + 1) if call_id is None else None
-        body = text or ""
-        role, targets, env, cwd, probe = call
-        if role is RunRole.INVESTIGATION and probe and (drives := _drives(body, project)):
+        body = row["text"] or ""
+        command = call.command if call is not None and call.command is not None else ""
+        role, targets, env, cwd, probe = classes
+        if role is RunRole.INVESTIGATION and probe and (drives := _drives(command, project)):
             role, targets = RunRole.GOAL, (drives,)
-        status = _status(res, fails, wins, body, texts.get(res[0], "") if res else "")
+        status = _status(res, fails, wins, command, texts.get(res[0], "") if res else "")
         if role is RunRole.GOAL:
-            bg = _backgrounded(tool, body) or any(t.prog == "launch" for t in targets)
+            bg = _backgrounded(call, body) or any(t.prog == "launch" for t in targets)
             background = targets if bg else ()
             if bg and status is RunStatus.PASSED and not (res and res[0] in wins):
                 status = RunStatus.UNKNOWN  # started, not finished: its log tells how it went
-        elif role is RunRole.INVESTIGATION and _reads_log(tool, body):
+        elif role is RunRole.INVESTIGATION and _reads_log(call, body):
             # `sleep 60; tail -60 server.log`: the output of the run that went on in the background
             # (or of one started before the session): what it shows is the goal's, not a probe's
             role, targets = RunRole.GOAL, background
@@ -398,14 +405,13 @@ def project_modules(calls: Iterable[tuple[RunRole, str]]) -> frozenset[str]:
     return frozenset(n for n in names if n.isidentifier() and n not in _NOT_MODULE)
 
 
-def _drives(text: str, project: frozenset[str]) -> Target | None:
+def _drives(command: str, project: frozenset[str]) -> Target | None:
     """A one-liner or heredoc that imports the project's own code and runs it (`from jitkern import
     compile; compile.compile_all()` with a setting changed in memory) is a scratch run of the
     project, not a look: its failures are the project's. Its target is never the user's goal."""
     if not project:
         return None
-    payload = shell_payload(text)
-    code = "\n".join(_script(c) for c in (argv_commands(payload) if isinstance(payload, list) else commands(payload)))
+    code = "\n".join(_script(c) for c in commands(command))
     mods = sorted({m for m in _IMPORT.findall(code) if m in project})
     if not mods:
         return None
@@ -428,15 +434,16 @@ _LOG_READ = re.compile(
 )
 
 
-def _backgrounded(tool: str | None, text: str) -> bool:
-    if '"run_in_background": true' in text or '"run_in_background":true' in text:
+def _backgrounded(call: ToolCall | None, text: str) -> bool:
+    if call is not None and call.background:  # the agent said so (ingest read its flag)
         return True
     return bool(re.search(r"\bnohup\b|\bsetsid\b|&\s*(?:$|[;)'\"]|disown|echo|sleep)|\btmux\s+new|\bscreen\s+-d", text))
 
 
-def _reads_log(tool: str | None, text: str) -> bool:
-    name = (tool or "").lower()
-    return name in ("bashoutput", "bash_output", "read_output") or bool(_LOG_READ.search(text))
+def _reads_log(call: ToolCall | None, text: str) -> bool:
+    """`tail server.log`, or a tool that reads the output of a job run in the background."""
+    reads_job = call is not None and call.background and call.kind is not ToolKind.SHELL
+    return reads_job or bool(_LOG_READ.search(text))
 
 
 _GREP_TAIL = re.compile(r"\|\s*(grep|egrep|fgrep|rg|zgrep)\b[^|]*$")
@@ -470,7 +477,7 @@ def _status(
         if seq in wins and _exited_zero(err, code, output):
             return RunStatus.PASSED
         return RunStatus.FAILED
-    if (err or (code is not None and code != 0)) and code in (None, 1) and _GREP_TAIL.search(command.strip().strip('"}')):
+    if (err or (code is not None and code != 0)) and code in (None, 1) and _GREP_TAIL.search(command.strip()):
         return RunStatus.UNKNOWN  # `make check | grep FAIL` exiting 1 found nothing: that is not a failure
     if (err or (code is not None and code != 0)) and _ends_in_probe(command):
         echoed = _ECHOED_RC.findall(output[-20_000:])  # what the run itself exited with, as echoed
