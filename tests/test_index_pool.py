@@ -43,12 +43,12 @@ def test_workers_build_the_index_one_process_builds(corpus: Path, tmp_path: Path
     assert one[1].equals(two[1]) and one[2].equals(two[2]) and one[2].height > 0
 
 
-def _dies_on_other(batch: list[analyse_mod.Task]) -> list[analyse_mod.FileOutcome]:
+def _dies_on_other(batch: list[analyse_mod.Task]) -> pool.Packed:
     """Runs in a worker (pickled by reference): the worker analysing `other.jsonl` dies."""
     if any(task.source.endswith("other.jsonl") for task in batch):
         os._exit(3)
     assert pool._LIBRARY is not None
-    return [analyse_mod.analyse(task, pool._LIBRARY) for task in batch]
+    return pool._pack([analyse_mod.analyse(task, pool._LIBRARY) for task in batch])
 
 
 def test_a_dead_worker_fails_one_input_and_the_rest_are_indexed(corpus: Path, tmp_path: Path, lib, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -77,3 +77,27 @@ def test_jobs_default_from_the_environment(monkeypatch) -> None:  # type: ignore
     assert pool.default_jobs() == 3
     monkeypatch.delenv(pool.JOBS_ENV)
     assert 1 <= pool.default_jobs() <= pool.MAX_JOBS
+
+
+def test_a_batch_travels_as_one_frame_and_comes_back_the_same() -> None:
+    from logsleuth.index.rows import findings_frame
+
+    def frame(n: int) -> pl.DataFrame:
+        return findings_frame([{"session": "s", "source": f"{n}.log", "seq": i, "line": i, "pattern": "p"} for i in range(n)])
+
+    outcomes = [
+        analyse_mod.FileOutcome(analyse_mod.FileResult(frame(2), "text", 1, 0)),
+        analyse_mod.FileOutcome(None, "bad.log: unreadable"),
+        analyse_mod.FileOutcome(analyse_mod.FileResult(frame(0), "text", 0, 3, ("w",))),
+        analyse_mod.FileOutcome(analyse_mod.FileResult(frame(3), "codex", 2, 1)),
+    ]
+    back = pool._unpack(pool._pack(outcomes))
+    assert [(o.error, o.result is None) for o in back] == [(o.error, o.result is None) for o in outcomes]
+    for a, b in zip(outcomes, back, strict=True):
+        if a.result is not None:
+            assert b.result is not None and b.result.frame.equals(a.result.frame)
+            assert (b.result.format, b.result.sessions, b.result.skipped, b.result.warnings) == (
+                a.result.format, a.result.sessions, a.result.skipped, a.result.warnings)
+    odd = [analyse_mod.FileOutcome(analyse_mod.FileResult(frame(1), "text", 1, 0)),
+           analyse_mod.FileOutcome(analyse_mod.FileResult(pl.DataFrame({"x": [1]}), "text", 1, 0))]
+    assert [o.result.frame.equals(b.result.frame) for o, b in zip(odd, pool._unpack(pool._pack(odd)), strict=True)] == [True, True]  # type: ignore[union-attr]

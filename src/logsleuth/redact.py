@@ -265,6 +265,10 @@ class _Compiled:
 _Cand = tuple[int, int, int, str]
 
 
+# every placeholder a rule can write (a known value inside one may appear only after masking)
+_PLACEHOLDERS = tuple(sorted({_placeholder(r.kind) for r in _TOKENS + _CONTEXT + _HOSTS}))
+
+
 @functools.lru_cache(maxsize=2)
 def _compiled(hosts: bool) -> tuple[_Compiled, ...]:
     rules = _TOKENS + _CONTEXT + (_HOSTS if hosts else [])
@@ -287,6 +291,7 @@ def _token_kind(value: str) -> str | None:
 
 _PEM_LINES = regex.compile(r"\n|\\n|\\r\\n|\r\n")
 MIN_KNOWN = 6  # shorter masked values are not remembered (they would hit ordinary words)
+FEW_KNOWN = 128  # up to this many known values, each is searched for; beyond, only those whose head occurs
 
 
 def _memorable(value: str) -> bool:
@@ -306,6 +311,12 @@ class Redactor:
         # every value masked so far: a secret seen once in context (`mysql -pX`) is masked wherever
         # it shows up again without one (an action's bare value `X`)
         self._known: dict[str, str] = {}
+        # the known values indexed by their first MIN_KNOWN characters (value -> its rank in
+        # `_known`): a text is checked only against the values whose head it holds, not against
+        # every value (an error-dense log teaches tens of thousands: quadratic)
+        self._rank: dict[str, int] = {}
+        self._heads: dict[str, list[str]] = {}
+        self._always: list[str] = []  # values that may appear only once a placeholder is in (see _mask_known)
         # text -> (rules applied, kinds masked): transcripts repeat themselves (re-exported env
         # vars, re-run commands), and the masking passes see every string twice
         self._cache: dict[str, tuple[str, tuple[str, ...]]] = {}
@@ -327,7 +338,16 @@ class Redactor:
     def remember(self, value: str, kind: str) -> None:
         """Mask `value` wherever it appears from now on (a secret whose context is elsewhere)."""
         if _memorable(value):
-            self._known.setdefault(value, kind)
+            self._add_known(value, kind)
+
+    def _add_known(self, value: str, kind: str) -> None:
+        if value in self._known:
+            return
+        self._known[value] = kind
+        self._rank[value] = len(self._rank)
+        self._heads.setdefault(value[:MIN_KNOWN], []).append(value)
+        if "[" in value or "]" in value or any(value in p for p in _PLACEHOLDERS):
+            self._always.append(value)
 
     def redact(self, text: str) -> str:
         if not text:
@@ -354,7 +374,7 @@ class Redactor:
                 continue
             value = text[start:end]
             if _memorable(value):
-                self._known.setdefault(value, kind)
+                self._add_known(value, kind)
             if kind == "private_key":  # its lines may show up alone (a command split on newlines)
                 for line in _PEM_LINES.split(value):
                     if not line.startswith("-----"):
@@ -367,12 +387,45 @@ class Redactor:
         return "".join(out), tuple(kinds)
 
     def _mask_known(self, text: str) -> str:
-        """Mask values learned anywhere (`mysql -pX` taught X) wherever they reappear without context."""
-        for value, kind in self._known.items():
+        """Mask values learned anywhere (`mysql -pX` taught X) wherever they reappear without context.
+
+        The values are replaced one after the other in the order learned; only those that can
+        occur are tried: the ones whose first MIN_KNOWN characters the text holds, and the few
+        that could only appear once a placeholder is in (a value holding `[` or `]`, or part of
+        a placeholder): an occurrence that the replacements created spans a placeholder."""
+        if len(self._known) <= FEW_KNOWN:  # a search per value is faster than a look per position
+            found: list[str] = list(self._known)
+        else:
+            found = self._candidates_known(text)
+        if self._always:
+            found.extend(self._always)
+        if not found:
+            return text
+        rank = self._rank
+        for value in sorted(set(found), key=rank.__getitem__):
             if value in text:  # no word boundaries: `mysql -pSECRET` glues the value to its flag
+                kind = self._known[value]
                 self._counts[kind] += text.count(value)
                 text = text.replace(value, _placeholder(kind))
         return text
+
+    def _candidates_known(self, text: str) -> list[str]:
+        """The known values whose first MIN_KNOWN characters occur in `text`."""
+        heads = self._heads
+        n = MIN_KNOWN
+        found: list[str] = []
+        if len(text) >= n:
+            seen: set[str] = set()
+            for i in range(len(text) - n + 1):
+                head = text[i : i + n]
+                if head in heads and head not in seen:
+                    seen.add(head)
+                    found.extend(heads[head])
+        return found
+
+    def known_values(self) -> list[str]:
+        """The values learned so far (masked wherever they appear), sorted."""
+        return sorted(self._known)
 
     def maybe_secret(self, texts: Any, rules: bool = True, known: bool = True) -> Any:
         """Per text of a polars Series (numpy bools): whether a rule could match it (`rules`) or

@@ -68,20 +68,22 @@ def classify(
         from logsleuth.analysis import root_cause_classification
 
         result = root_cause_classification(t.events, result)
-    if not no_redact:  # the one masking pass of every output (render/masking.py)
-        from logsleuth.render.masking import redact_object
+    report = t.report
+    if not no_redact:  # the one masking pass of every output (render/masking.py); the events teach, unprinted
+        from logsleuth.render.masking import redact_output
 
-        t, result = redact_object((t, result))[0]
+        report, result = redact_output((t.report, result), t.events)
+    del t  # the event table is not printed: freed before the output is made
     for w in result.warnings:
         sys.stderr.write(f"logsleuth: warning: {w}\n")
     if output_format is TableOrJson.json:
         from logsleuth.cli import jsonstream
 
-        jsonstream.write(json_chunks(t.report.to_dict(), result))
+        jsonstream.write(json_chunks(report.to_dict(), result))
     else:
         from logsleuth.render.findings import classification_table
 
-        show_table(classification_table(t.report, result, width=table_width()) + _legend(result))
+        show_table(classification_table(report, result, width=table_width()) + _legend(result))
     if fail_on is not None:
         floor = Severity(fail_on.value).rank
         if any(f.severity.rank >= floor for f in result.findings):

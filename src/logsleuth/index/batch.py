@@ -31,7 +31,7 @@ from logsleuth.index.analyse import (
     analyse_transcript_rows,
     error_line,
 )
-from logsleuth.index.rows import findings_frame, unmasked_rows
+from logsleuth.index.rows import findings_frames, unmasked_rows
 
 if TYPE_CHECKING:
     from logsleuth.library import PatternLibrary
@@ -175,13 +175,13 @@ def _together(items: Sequence[tuple[Transcript, str, bool]], library: PatternLib
                           actions=acts, graph=graph, sentences=(), library=library)
             per_session.append((k, unmasked_rows(an, t.report.format, sha)))
     masked = _masked([rows for _, rows in per_session])
+    frames = findings_frames([[r for rows in masked[at : at + n] for r in rows] for n, at in meta])
     results = []
     for k, (t, _, from_batch) in enumerate(items):
-        n, at = meta[k]
-        rows = [r for rows in masked[at : at + n] for r in rows]
+        n, _ = meta[k]
         # the batched text reader skips nothing and a log has no assistant turns: nothing under-read
         warnings = () if from_batch else tuple(c.warning() for c in under_read(t))
-        results.append(FileResult(findings_frame(rows), t.report.format, n, len(t.report.skipped), warnings))
+        results.append(FileResult(frames[k], t.report.format, n, len(t.report.skipped), warnings))
     return results
 
 
@@ -190,20 +190,22 @@ def _masked(groups: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
     may match: for the others it finds nothing to learn or change and gives back the same rows."""
     from logsleuth.render.masking import mask_tree, new_redactor
 
-    strings: list[str] = []
-    owner: list[int] = []
+    owners: dict[str, set[int]] = {}  # each distinct string, tested once
     for g, rows in enumerate(groups):
         for s in _strings(rows):
-            strings.append(s)
-            owner.append(g)
-    if not strings:
+            owners.setdefault(s, set()).add(g)
+    if not owners:
         return groups
+    strings = list(owners)
     hit = new_redactor().maybe_secret(pl.Series(strings, dtype=pl.Utf8), known=False)
-    flagged = set(np.asarray(owner)[np.asarray(hit, bool)].tolist())
-    return [mask_tree(rows) if g in flagged else rows for g, rows in enumerate(groups)]
+    rules = dict(zip(strings, np.asarray(hit, bool).tolist(), strict=True))
+    flagged = {g for s, h in rules.items() if h for g in owners[s]}
+    # a flagged group's own masking reuses this test of the rules (its strings are among these)
+    return [mask_tree(rows, rules=rules) if g in flagged else rows for g, rows in enumerate(groups)]
 
 
 def _strings(obj: Any) -> list[str]:
+    """The string values of a tree of rows (keys are column names: masking leaves them alone)."""
     out: list[str] = []
     stack = [obj]
     while stack:
@@ -211,7 +213,6 @@ def _strings(obj: Any) -> list[str]:
         if isinstance(x, str):
             out.append(x)
         elif isinstance(x, dict):
-            stack.extend(x.keys())
             stack.extend(x.values())
         elif isinstance(x, (list, tuple)):
             stack.extend(x)

@@ -147,3 +147,21 @@ def unmasked_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]
 def findings_frame(rows: Sequence[dict[str, Any]]) -> pl.DataFrame:
     frame = pl.DataFrame(list(rows), schema=FINDING_SCHEMA) if rows else empty_findings()
     return frame.sort("session", "seq", "pattern", "line", maintain_order=True)
+
+
+def findings_frames(groups: Sequence[Sequence[dict[str, Any]]]) -> list[pl.DataFrame]:
+    """`findings_frame` of each group of rows, made as one frame and split (a frame per 1 KB
+    input cost more than its rows): a stable sort by group then the same keys keeps each group's
+    rows in the order its own sort gives."""
+    every = [r for rows in groups for r in rows]
+    if not every:
+        return [empty_findings() for _ in groups]
+    ids = pl.Series("_group", [g for g, rows in enumerate(groups) for _ in rows], dtype=pl.Int64)
+    frame = pl.DataFrame(every, schema=FINDING_SCHEMA).with_columns(ids)
+    frame = frame.sort("_group", "session", "seq", "pattern", "line", maintain_order=True)
+    parts = dict(zip(
+        (int(g) for g in frame["_group"].unique(maintain_order=True)),
+        frame.partition_by("_group", maintain_order=True, include_key=False),
+        strict=True,
+    ))
+    return [parts[g] if g in parts else empty_findings() for g in range(len(groups))]

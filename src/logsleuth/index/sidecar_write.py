@@ -84,8 +84,14 @@ def fill(con: sqlite3.Connection, frame: Any) -> None:
         " ts INTEGER, category TEXT, fingerprint TEXT, captures TEXT, text_id INTEGER,"
         " PRIMARY KEY (pattern, id)) WITHOUT ROWID;"
     )
+    import polars as pl
+
     present = [c for c in COLUMNS if c in frame.columns]
-    rows = frame.select(present).iter_rows(named=True)
+    # timestamps as the integers stored (`us_of`), converted in one pass, not a datetime per row
+    picked = frame.select(present)
+    if "ts" in present:
+        picked = picked.with_columns(pl.col("ts").dt.epoch("us"))
+    rows = picked.iter_rows(named=True)
     placeholders = ", ".join("?" for _ in range(len(COLUMNS) + 2))
     batch: list[tuple[Any, ...]] = []
     fts: list[tuple[int, str]] = []
@@ -201,7 +207,7 @@ def _cell(column: str, value: Any) -> Any:
     if column in BOOL_COLUMNS:
         return int(bool(value))
     if column == "ts":
-        return us_of(value)
+        return value if isinstance(value, int) else us_of(value)  # `fill` converts them in one pass
     return value
 
 

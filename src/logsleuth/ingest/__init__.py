@@ -112,16 +112,37 @@ def discover(root: str) -> list[str]:
             child = os.path.join(dirpath, name)
             if not os.path.isfile(child):  # a FIFO (opening it blocks), a socket, a device: not a log
                 continue
-            try:
-                p = make_probe(child)
-                _reject_unreadable(p)
-                spec = detect(p)
-            except InputError:
-                continue
-            if spec.name == "text" and not _looks_like_log(p.name):
-                continue  # walking a folder, the catch-all text reader takes logs, not README.md or code
-            found.append(child)
+            if _taken(child):
+                found.append(child)
     return sorted(found)
+
+
+# path -> (its stat, whether `discover` takes it): `index` walks its folders twice (the inputs,
+# then the files no reader uses), and probing and detecting a file is most of a small file's walk
+_TAKEN: dict[str, tuple[tuple[int, int, int, int], bool]] = {}
+
+
+def _taken(child: str) -> bool:
+    """Whether a folder walk takes this regular file as an input (decided once per version of it)."""
+    try:
+        st = os.stat(child)
+        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = None
+    hit = _TAKEN.get(child)
+    if key is not None and hit is not None and hit[0] == key:
+        return hit[1]
+    try:
+        p = make_probe(child)
+        _reject_unreadable(p)
+        spec = detect(p)
+        # walking a folder, the catch-all text reader takes logs, not README.md or code
+        taken = spec.name != "text" or _looks_like_log(p.name)
+    except InputError:
+        taken = False
+    if key is not None:
+        _TAKEN[child] = (key, taken)
+    return taken
 
 
 LOG_SUFFIXES = frozenset({".log", ".txt", ".out", ".err", ".stdout", ".stderr", ".trace"})

@@ -117,7 +117,7 @@ def head_records(head: bytes, limit: int = 5) -> list[dict[str, Any]]:
         pieces = pieces[:-1]  # the last piece may be cut off by the head limit
     out: list[dict[str, Any]] = []
     for piece in pieces:
-        if not piece.strip():
+        if piece.lstrip(b" \t\r")[:1] != b"{":  # only an object is kept: no parse (and no exception) for a log line
             continue
         try:
             value = orjson.loads(piece)

@@ -34,6 +34,8 @@ def find_catch22(
     pivots: Sequence[Action],
 ) -> tuple[Catch22, ...]:
     """The traps of a session (see the module docstring); `edges`/`ids_to_actions` are the graph's so far."""
+    if not any(attempts.values()):  # both kinds of trap are made of attempts (a plain log has none)
+        return ()
     found: list[Catch22] = []
     order = [ep for _, ep in occurrences]
     compressed = [e for i, e in enumerate(order) if i == 0 or order[i - 1] != e]

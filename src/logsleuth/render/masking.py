@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -60,6 +61,22 @@ class _Masker:
             return text
         return self.r.redact(text) if text in self.changing else text
 
+    def _item(self, obj: Any) -> Any:
+        """`self(obj)`, with the leaves (a plain string, a number, None) handled without the call:
+        a few hundred thousand findings are millions of leaves."""
+        t = type(obj)
+        if t is str:
+            if self.collect:
+                self.items.append(obj)
+                return obj
+            if obj in self.changing:
+                new = self.r.redact(obj)
+                return obj if new == obj else new
+            return obj
+        if t in _ATOMS:
+            return obj
+        return self(obj)
+
     def __call__(self, obj: Any) -> Any:
         t = type(obj)
         if t is str:
@@ -79,18 +96,18 @@ class _Masker:
             changed = {}
             for name in names:
                 value = getattr(obj, name)
-                new = self(value)
+                new = self._item(value)
                 if new is not value:
                     changed[name] = new
             out = dataclasses.replace(obj, **changed) if changed else obj
         elif isinstance(obj, pl.DataFrame):
             out = self._frame(obj)
         elif isinstance(obj, (tuple, list)):
-            items = [self(x) for x in obj]
+            items = [self._item(x) for x in obj]
             same = all(a is b for a, b in zip(items, obj, strict=True))
             out = obj if same else type(obj)(items)
         elif isinstance(obj, dict):
-            new_dict = {k: self(v) for k, v in obj.items()}
+            new_dict = {k: self._item(v) for k, v in obj.items()}
             out = obj if all(new_dict[k] is v for k, v in obj.items()) else new_dict
         else:
             out = obj  # datetimes, the pattern library: nothing secret
@@ -151,11 +168,16 @@ def pem_body_rows(texts: pl.Series) -> list[str]:
     return body
 
 
-def _learn(redactor: Redactor, parts: dict[str, Any]) -> tuple[_Masker, frozenset[str], set[str]]:
+SMALL_KNOWN_TEST = 50_000  # strings × known values up to which the known-value test runs in Python
+
+
+def _learn(
+    redactor: Redactor, parts: dict[str, Any], rules: Mapping[str, bool] | None = None
+) -> tuple[_Masker, frozenset[str], set[str]]:
     """Pass 1: list every string of each part; learn the ones a rule may match (one vectorised
-    test), in the order met, so every secret is known in its context before anything is masked.
-    Returns the collecting walk (its frame rows are reused), the strings redaction changes, and
-    the parts that hold a frame."""
+    test, or `rules`: that test already run on these strings), in the order met, so every secret
+    is known in its context before anything is masked. Returns the collecting walk (its frame
+    rows are reused), the strings redaction changes, and the parts that hold a frame."""
     collect = _Masker(redactor, collect=True)
     with_frames: set[str] = set()
     for name, value in parts.items():
@@ -164,8 +186,12 @@ def _learn(redactor: Redactor, parts: dict[str, Any]) -> tuple[_Masker, frozense
         if collect.frames > before:
             with_frames.add(name)
     strings = list(dict.fromkeys(x for x in collect.items if isinstance(x, str)))
-    series = pl.Series(strings, dtype=pl.Utf8)
-    maybe = dict(zip(strings, redactor.maybe_secret(series, known=False).tolist(), strict=True))
+    rules = rules or {}
+    untested = [s for s in strings if s not in rules]
+    maybe = {s: rules[s] for s in strings if s in rules}
+    if untested:
+        maybe.update(zip(untested, redactor.maybe_secret(pl.Series(untested, dtype=pl.Utf8), known=False).tolist(),
+                         strict=True))
     for item in collect.items:
         if isinstance(item, str):
             if maybe[item]:
@@ -174,19 +200,30 @@ def _learn(redactor: Redactor, parts: dict[str, Any]) -> tuple[_Masker, frozense
             for text in item:
                 redactor.learn(text)
     # the rules' answer is `maybe`; only the values learned just now are new to test
-    known = redactor.maybe_secret(series, rules=False).tolist()
+    values = redactor.known_values()
+    if not values:
+        known = [False] * len(strings)
+    elif len(strings) * len(values) <= SMALL_KNOWN_TEST:  # a few rows: a polars query costs more
+        known = [any(v in s for v in values) for s in strings]
+    else:
+        known = redactor.maybe_secret(pl.Series(strings, dtype=pl.Utf8), rules=False).tolist()
     changing = frozenset(s for s, hit in zip(strings, known, strict=True) if hit or maybe[s])
     return collect, changing, with_frames
 
 
-def _mask_parts(parts: dict[str, Any], redactor: Redactor, keep: tuple[Any, ...] = ()) -> dict[str, Any]:
+def _mask_parts(
+    parts: dict[str, Any], redactor: Redactor, keep: tuple[Any, ...] = (), learn_only: frozenset[str] = frozenset(),
+    rules: Mapping[str, bool] | None = None,
+) -> dict[str, Any]:
     """Every part with every string masked (learned across all parts first); a part with no frame
-    and no string redaction changes is returned as it is (its walk would rebuild the same objects)."""
-    collect, changing, with_frames = _learn(redactor, parts)
+    and no string redaction changes is returned as it is (its walk would rebuild the same objects).
+    The parts named in `learn_only` teach their secrets but are not masked (not returned)."""
+    collect, changing, with_frames = _learn(redactor, parts, rules)
     masker = _Masker(redactor, rows=collect.rows, changing=changing)
     for obj in keep:
         masker.memo[id(obj)] = obj
-    return {name: masker(value) if changing or name in with_frames else value for name, value in parts.items()}
+    return {name: masker(value) if changing or name in with_frames else value
+            for name, value in parts.items() if name not in learn_only}
 
 
 def new_redactor(hosts: bool = False) -> Redactor:
@@ -203,6 +240,13 @@ def redact_object(obj: T, *, hosts: bool = False, redactor: Redactor | None = No
     return _mask_parts({"obj": obj}, r)["obj"], r
 
 
+def redact_output(obj: T, context: Any) -> T:
+    """`obj` masked as `redact_object((context, obj))` masks it, without masking `context`: the
+    secrets `context` teaches (an event table read for `classify`) are learned in the same order,
+    but a context that is not printed is not copied."""
+    return _mask_parts({"context": context, "obj": obj}, new_redactor(), learn_only=frozenset({"context"}))["obj"]  # type: ignore[no-any-return]
+
+
 def redact_analysis(an: Analysis, *, hosts: bool = False) -> tuple[Analysis, Redactor]:
     """A copy of `an` with every string masked, and the redactor (its `count`, `counts`)."""
     redactor = new_redactor(hosts)
@@ -210,9 +254,12 @@ def redact_analysis(an: Analysis, *, hosts: bool = False) -> tuple[Analysis, Red
     return dataclasses.replace(an, **_mask_parts(parts, redactor, keep=(an.library,))), redactor
 
 
-def mask_tree(obj: T, redactor: Redactor | None = None) -> T:
-    """A JSON-like tree (dicts, lists, strings: `classify` documents, index rows) masked."""
-    return redact_object(obj, redactor=redactor)[0]
+def mask_tree(obj: T, redactor: Redactor | None = None, rules: Mapping[str, bool] | None = None) -> T:
+    """A JSON-like tree (dicts, lists, strings: `classify` documents, index rows) masked.
+    `rules`: `Redactor.maybe_secret(known=False)` of (some of) its strings, already run on a
+    batch holding them (index rows of many inputs)."""
+    r = redactor if redactor is not None else new_redactor()
+    return _mask_parts({"obj": obj}, r, rules=rules)["obj"]  # type: ignore[no-any-return]
 
 
 def mask_events(frame: pl.DataFrame, redactor: Redactor | None = None) -> pl.DataFrame:
