@@ -70,8 +70,8 @@ def load_sources() -> Sources:
     for text in logs:
         blocks += [b for b in re.split(r"\n\s*\n", text) if re.search(r"[Ee]rror|Traceback|FAILED|Killed", b)]
     for path in sorted((ROOT / "patterns").rglob("*.yaml")):
-        if "_meta" in path.parts:
-            continue
+        if any(part.startswith("_") for part in path.relative_to(ROOT / "patterns").parts[:-1]):
+            continue  # _meta/, _facts/: not error patterns
         data = yaml.safe_load(path.read_text()) or {}
         for ex in (data.get("examples") or {}).get("match") or []:
             text = ex.get("text") if isinstance(ex, dict) else ex

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from logsleuth import facts
 from logsleuth.cli import main
-from logsleuth.render import facts
 
 AIDER = Path(__file__).parent / "fixtures" / "ingest" / "aider" / "sglang.aider.chat.history.md"
 T0 = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
@@ -26,10 +26,10 @@ def test_span_of_one_timestamp_is_unknown() -> None:
 
 
 def test_duration_counts_distinct_timestamps() -> None:
-    rows = [{"ts": T0}, {"ts": None}, {"ts": T0}]
-    assert facts.duration(rows) == {"start": T0, "end": T0, "minutes": None, "stamps": 1}
-    assert facts.duration([{"ts": None}]) == {"start": None, "end": None, "minutes": None, "stamps": 0}
-    assert facts.duration([*rows, {"ts": T1}])["minutes"] == 38
+    stamps = [T0, None, T0]
+    assert facts.span(stamps) == facts.Span(start=T0, end=T0, minutes=None, stamps=1)
+    assert facts.span([None]) == facts.Span(start=None, end=None, minutes=None, stamps=0)
+    assert facts.span([*stamps, T1]).minutes == 38
 
 
 def test_human_minutes() -> None:

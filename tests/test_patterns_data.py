@@ -125,8 +125,8 @@ def _compile(rx: str) -> Any:
 def load_patterns() -> tuple[Pat, ...]:
     pats = []
     for path in sorted(PATTERNS.rglob("*.yaml")):
-        if "_meta" in path.parts:
-            continue
+        if any(part.startswith("_") for part in path.relative_to(PATTERNS).parts[:-1]):
+            continue  # _meta/, _facts/ (fact patterns, tests/test_fact_patterns.py): as the loader skips them
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         pats.append(Pat(str(data.get("id")), path, data))
     return tuple(pats)

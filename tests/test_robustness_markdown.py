@@ -91,39 +91,41 @@ def test_a_line_that_closes_the_fence_it_was_put_in_is_escaped_after_it() -> Non
 # -- every section of the postmortem -------------------------------------------------------------------
 
 
-def _everywhere(seq: int) -> dict[str, Any]:
-    """A postmortem context where every section holds the payloads in every text it shows."""
-    q = [P, FENCE]
-    path = {"value": P, "title": P, "seq": seq, "quote": [P], "explanation": P}
-    return {
-        "title": P,
-        "intro": {"goal": [{"seq": seq, "text": P}, {"seq": seq, "text": P}],
-                  "machine": {"gpus": [{"count": 2, "name": P, "seq": seq}], "driver": {"text": P},
-                              "cuda": {"text": P}, "hosts": [{"name": P}]},
-                  "stack": [{"package": P, "version": P, "seq": seq}], "format": P, "session": P,
-                  "events": 3, "messages": 2, "duration": P, "coverage": [P], "failures": 2},
-        "outcome": "resolved",
-        "road": [{"title": P, "lead": P, "quote": q, "repeats": 3, "explanation": P, "conclusion": {"text": P},
-                  "failed": [{"text": P}], "attempts": [{"text": P}], "command": {"lang": "bash", "text": FENCE},
-                  "fix": {"text": P, "seq": seq, "at": seq, "held": True}, "id": "f1"}],
-        "success": {"title": P, "seq": seq, "quote": q},
-        "catch22": [{"subject": P, "alternated": True, "paths": [path, path], "quotes": [{"text": P, "seq": seq}]}],
-        "diagnosis": {"key": [{"text": P, "seq": seq}],
-                      "checks": [{"command": P, "seq": seq, "result": [P, P], "result_seq": seq}],
-                      "pivots": [{"seq": seq, "text": P, "why": {"seq": seq, "text": P}}]},
-        "assumptions": [{"text": P, "seq": seq, "verdict": P, "evidence": P, "evidence_seq": seq}],
-        "knowledge": {"required": [{"title": P, "seq": seq, "text": P}], "tables": [{"text": P, "seq": seq}],
-                      "created": [{"text": P, "seq": seq}]},
-        "root_cause": {"title": P, "catch22": True, "seq": seq, "text": P},
-        "resolution": [{"seq": seq, "text": P}],
-        "recipe": [P, FENCE],
-        "unresolved": [{"title": P, "seq": seq, "count": 2}],
-        "mermaid": FENCE,
-        "timeline": [{"seq": seq, "time": "10:00", "what": "failure", "text": P}],
-        "findings": [{"seq": seq, "source": P, "line": 1, "severity": "error", "pattern": P, "text": P}],
-        "unclassified": [{"count": 2, "first_line": 1, "template": P}],
-        "record": "transcript",
-    }
+def _everywhere(real: Any, seq: int) -> Any:
+    """The real report (whatever fields it grows) with the payloads in every text every section shows."""
+    from dataclasses import replace
+
+    from logsleuth import facts as F
+    from logsleuth.render import report as R
+    from logsleuth.render.compose import fold_road
+
+    q = (P, FENCE)
+    path = R.TrapPath(P, P, seq, (P,), P)
+    road = (R.Step("f1", P, "x", seq, P, q, P, R.Cited(P, seq), (R.Attempt(P, seq),), (R.Cited(P, seq),),
+                   R.Command(FENCE, seq, "bash"), 3, R.Fix(P, seq, seq, True)),)
+    groups, hidden = fold_road(road)
+    machine = F.Machine((F.Gpu(P, 2, seq),), F.Cited(P, seq), F.Cited(P, seq), None, (F.Host(P, seq),))
+    intro = replace(real.intro, goal=(F.Cited(P, seq), F.Cited(P, seq)), machine=machine,
+                    stack=(F.PackageVersion(P, P, seq, "shown"),), format=P, session=P, events=3, messages=2,
+                    duration=P, coverage=(P,), failures=2)
+    return replace(
+        real, title=P, intro=intro, outcome="resolved", road=road, road_groups=groups, road_hidden=hidden,
+        success=R.Success(seq, q, P),
+        catch22=(R.Trap(P, True, "", (path, path), (R.Cited(P, seq),), ()),),
+        diagnosis=R.Diagnosis((R.Quote(P, seq, "diagnosis"),), (R.Check(P, seq, (P, P), seq),),
+                              (R.Pivot(P, (P,), seq, R.Cited(P, seq), P),)),
+        assumptions=(R.Assumption(P, seq, P, P, seq),),
+        knowledge=R.Knowledge((R.Required(P, P, seq),), (R.Cited(P, seq),), (R.Established(P, seq, seq),)),
+        root_cause=R.RootCause(P, seq, P, True),
+        resolution=(R.Change(P, seq, P),),
+        recipe=(P, FENCE),
+        unresolved=(R.Unresolved(P, seq, 2),),
+        mermaid=FENCE,
+        timeline=(R.TimelineRow(seq, "failure", P, "10:00"),),
+        appendix=(R.FindingRow(seq, P, 1, P, P, "error", P),),
+        unclassified=(R.Unclassified(P, 2, 1),),
+        record="transcript",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -134,18 +136,12 @@ def session(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _render_everywhere(session: Path, monkeypatch: pytest.MonkeyPatch, escape: bool = True) -> str:
     from logsleuth.analysis import analyze
 
-    real = postmortem.build_context
-    # the real context (whatever keys the template grows) with payloads in every section
-    monkeypatch.setattr(postmortem, "build_context", lambda an: _merged(real(an), _everywhere(3)))
+    real = postmortem.build_report
+    # the real report (whatever fields the templates grow) with payloads in every section
+    monkeypatch.setattr(postmortem, "build_report", lambda an: _everywhere(real(an), 3))
     if not escape:
         monkeypatch.setattr(postmortem, "inert_html", lambda text: text)
     return postmortem.render_markdown(analyze(str(session)), redact=False)
-
-
-def _merged(base: Any, over: Any) -> Any:
-    if isinstance(base, dict) and isinstance(over, dict):
-        return {**base, **{k: _merged(base.get(k), v) for k, v in over.items()}}
-    return over
 
 
 def _sections(md: str) -> dict[str, str]:

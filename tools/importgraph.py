@@ -22,7 +22,7 @@ PACKAGE = "logsleuth"
 # (layer, module prefixes): earlier layers never import later ones
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vocabulary", ("logsleuth.model", "logsleuth.errors", "logsleuth.jsonout", "logsleuth.termsafe",
-                    "logsleuth.telling")),
+                    "logsleuth.telling", "logsleuth.clip")),
     ("ingest", ("logsleuth.ingest",)),
     ("library", ("logsleuth.library", "logsleuth.quoting")),
     ("redact", ("logsleuth.redact_scan", "logsleuth.redact")),
@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("link", ("logsleuth.link",)),
     ("reasoning", ("logsleuth.reasoning",)),
     ("analysis", ("logsleuth.analysis",)),
+    ("facts", ("logsleuth.facts",)),  # what a session states about itself, before any report
     ("render", ("logsleuth.render",)),
     ("index", ("logsleuth.index",)),  # writes the search sidecar: search reads it
     ("search", ("logsleuth.search",)),

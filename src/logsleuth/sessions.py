@@ -48,7 +48,7 @@ def _iso(ts: Any) -> str | None:
 
 
 def _minutes(start: Any, end: Any) -> int | None:
-    from logsleuth.render.facts import span_minutes  # the postmortem's rule: one timestamp is no span
+    from logsleuth.facts import span_minutes  # the postmortem's rule: one timestamp is no span
 
     return span_minutes(start, end)
 

@@ -3,8 +3,8 @@ whether a sentence of the agent's talks about it, and an editor call as a small 
 
 from __future__ import annotations
 
+from logsleuth.clip import short
 from logsleuth.model import Action, ActionKind
-from logsleuth.render.facts import short
 
 _WIDTH = 90  # a command or value quoted inside a sentence
 
@@ -77,3 +77,8 @@ def edit_diff(raw: str) -> str | None:
     lines = [f"--- {path}", f"+++ {path}"]
     lines += [f"-{ln}" for ln in old.splitlines()[:12]] + [f"+{ln}" for ln in new.splitlines()[:12]]
     return "\n".join(lines)
+
+
+def lower_first(title: str) -> str:
+    """"Shared library not found" -> "shared library …", but "NCCL …" stays."""
+    return title[:1].lower() + title[1:] if title[1:2].islower() else title
