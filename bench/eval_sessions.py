@@ -106,7 +106,8 @@ def _fixes(an: Any) -> dict[str, tuple[list[str], bool | None]]:
 def evaluate_session(folder: Path, library: Any) -> SessionResult:
     from logsleuth import ingest
     from logsleuth.analysis import analyze_transcript
-    from logsleuth.render.postmortem import build_context, render_markdown
+    from logsleuth.render.compose import build_report
+    from logsleuth.render.postmortem import render_markdown
 
     labels = json.loads((folder / "labels.json").read_text())
     res = SessionResult(folder.name)
@@ -149,7 +150,12 @@ def evaluate_session(folder: Path, library: Any) -> SessionResult:
     for nz in labels.get("noise", []):
         seq = _locate(nz["match"], texts)
         ep = _episode_at(g, seq, nz["match"], strict=True)
-        ok = ep is None or ep not in chain
+        # a step that is a labelled failure is that failure, unless its own finding is the noise text
+        # (a noise line printed in the same output as a real failure, e.g. a status line above CMake's error)
+        pat = re.compile(nz["match"], re.I | re.S)
+        theirs = ep in set(found.values()) and not any(
+            f.seq == seq and pat.search(f.text) for e in g.episodes if e.id == ep for f in e.findings)
+        ok = ep is None or ep not in chain or theirs
         s["noise"].add(ok)
         if not ok:
             res.notes.append(f"noise {nz['match']!r} is chain step {ep}")
@@ -171,9 +177,9 @@ def evaluate_session(folder: Path, library: Any) -> SessionResult:
     if want22 != got22:
         res.notes.append(f"catch-22 {got22} vs labelled {want22}")
 
-    ctx = build_context(an)
+    report = build_report(an)
     by_id = {ep.id: ep.occurrences for ep in g.episodes}
-    rc_seq = ctx["root_cause"]["seq"]
+    rc_seq = report.root_cause.seq
     rc_ep = g.root_cause if rc_seq in by_id.get(g.root_cause, ()) else _episode_at(g, rc_seq)
     want_rc = found.get(labels["root_cause"]) if labels.get("root_cause") else None
     s["root_cause"].add(rc_ep == want_rc)
@@ -187,7 +193,7 @@ def evaluate_session(folder: Path, library: Any) -> SessionResult:
         res.notes.append(f"classify primary {primary_ep} vs root cause {rc_ep}")
 
     md = render_markdown(an)
-    contradictions = _contradictions(md, labels, ctx)
+    contradictions = _contradictions(md, labels, report)
     s["sentences"].add(not contradictions)
     res.notes.extend(f"sentence: {c}" for c in contradictions)
     return res
@@ -196,7 +202,7 @@ def evaluate_session(folder: Path, library: Any) -> SessionResult:
 _OUTCOME_WORDS = {"resolved": "resolved", "worked around": "worked around", "unresolved": "unresolved"}
 
 
-def _contradictions(md: str, labels: dict[str, Any], ctx: dict[str, Any]) -> list[str]:
+def _contradictions(md: str, labels: dict[str, Any], report: Any) -> list[str]:
     """Report sentences a label refutes: the stated ending, "no change was made", "cleared the way"."""
     out = []
     low = md.lower()
@@ -206,7 +212,7 @@ def _contradictions(md: str, labels: dict[str, Any], ctx: dict[str, Any]) -> lis
     if outcome == "unresolved" and ("ended **resolved**" in low or "and a fix" in low):
         out.append("says resolved, label unresolved")
     fixed_any = any(lf.get("fixed_by") for lf in labels["failures"])
-    if fixed_any and "no change was made before the next error appeared" in low and not ctx["road"]:
+    if fixed_any and "no change was made before the next error appeared" in low and not report.road:
         out.append("says no change was made, label names fixes")
     return out
 

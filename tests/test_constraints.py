@@ -51,7 +51,7 @@ def _episode(text: str, **captures: str) -> Episode:
         ("The versions in requirements.txt are locked, so don't change those pins.", "requirements.txt",
          "requirements.txt"),
         ("We must stay on transformers 4.44 for now.", "transformers", "transformers"),
-        ("Leave the vendored flash-attn alone and get the server up.", "vendored", "vendored flash-attn"),
+        ("Leave the vendored flash-attn alone and get the server up.", "flash-attn", "flash-attn"),
     ],
 )
 def test_rules_and_what_they_protect(request_: str, subject: str, label: str) -> None:

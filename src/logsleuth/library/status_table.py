@@ -27,7 +27,13 @@ FAMILY_KEYS = ("family", "title", "priority", "severity", "name_form", "message_
 
 def _alt(values: list[str]) -> str:
     # longest first: a name that prefixes another must not win the alternation
-    return "|".join(re.escape(v) for v in sorted(set(values), key=lambda v: (-len(v), v)))
+    return "|".join(_literal(v) for v in sorted(set(values), key=lambda v: (-len(v), v)))
+
+
+def _literal(text: str) -> str:
+    """`re.escape` without its escaped spaces and `#`: Python reads `\\ ` as a space, ripgrep
+    (`patterns export --rg`) rejects it."""
+    return re.escape(text).replace("\\ ", " ").replace("\\#", "#")
 
 
 def _strs(value: Any) -> list[str]:

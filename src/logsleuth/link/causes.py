@@ -29,6 +29,7 @@ _SUMMARY = re.compile(
 )
 _NAMED_ERROR = re.compile(
     r"\b[A-Z]\w*(?:Error|Exception)\b:|\*\* \([A-Z][\w.]*(?:Error|Exception)\)|\b(?:fatal )?error\b\s*:|undefined reference")
+_MESSAGE_BELOW = re.compile(r"^\s*CMake (Error|Warning \(dev\)) at \S+:\d+")
 _BEFORE = 20
 _NAMED_BEFORE = 400  # a test run prints its first failure far above its summary  # how far above a wrapper line its cause is looked for
 
@@ -39,6 +40,11 @@ def cause_line(text: str, summary: str) -> str | None:
     lines = lines_of(text)
     first = summary.strip().splitlines()[0] if summary.strip() else ""
     end = next((i for i, ln in enumerate(lines) if first and ln.strip() == first), len(lines))
+    if _MESSAGE_BELOW.match(first) and end < len(lines):
+        # CMake prints where it stopped, then its message indented below it
+        below = next((ln for ln in lines[end + 1 : end + 6] if ln.strip()), "")
+        if below[:1].isspace():
+            return below.strip()
     above = [ln.strip() for ln in lines[max(0, end - _NAMED_BEFORE) : end] if ln.strip() and not _SUMMARY.match(ln)]
     # the first error that names itself (`E   ImportError: …`, `x.cu(24): error: …`, ExUnit's
     # `** (RuntimeError) …` far above its summary) before any other telling line (pytest's
@@ -68,7 +74,8 @@ def named_by_cause(f: Finding, text: str) -> Finding:
     line = cause_line(text, f.text)
     if line is None:
         return f
-    quote = line if line in f.text else f"{line}\n{f.text}"
+    below = _MESSAGE_BELOW.match(f.text.strip().splitlines()[0] if f.text.strip() else "")
+    quote = line if line in f.text else (f"{f.text}\n  {line}" if below else f"{line}\n{f.text}")
     return dataclasses.replace(f, text=quote, fingerprint=fingerprint(f.fingerprint, cause_key(line)))
 
 

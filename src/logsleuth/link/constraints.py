@@ -40,8 +40,14 @@ _OBJECT = re.compile(
 )
 # Words that say nothing about what is protected.
 _VAGUE = frozenset(
-    ["a", "an", "the", "any", "other", "another", "new", "it", "its", "them", "that", "this", "those", "these", "one", "ones", "anything", "something", "everything", "thing", "things", "version", "versions", "pin", "pins", "package", "packages", "dependency", "dependencies", "file", "files", "code", "setup", "here", "there", "and", "or", "to", "of", "in", "on", "for", "with", "so", "in", "venv", "machine", "system", "way"]
+    ["a", "an", "the", "any", "other", "another", "new", "it", "its", "them", "that", "this", "those", "these", "one", "ones", "anything", "something", "everything", "thing", "things", "version", "versions", "pin", "pins", "package", "packages", "dependency", "dependencies", "file", "files", "code", "setup", "here", "there", "and", "or", "to", "of", "in", "on", "for", "with", "so", "in", "venv", "machine", "system", "way", "from", "as", "at", "by", "into", "onto", "exactly", "alone", "is", "are", "be", "was",
+     "were", "get", "gets", "just", "only", "all", "same", "else"]
 )
+
+
+def _object_word(w: str) -> bool:
+    """A word of what a rule protects: not a function word, not a verb form (`modified or replaced`)."""
+    return w not in _VAGUE and not re.fullmatch(r"[a-z]+(ed|ing)", w)
 _PIN = re.compile(r"^\s*(?:\d+\s*[→:\t|]\s*)?([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(===?|~=|>=|<=)\s*([^\s;#,]+)",
                   re.M)
 _PINNED_LIST = re.compile(r"""["']([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(===?)\s*([^\s"';,]+)["']""")
@@ -86,10 +92,10 @@ def read_constraints(request: str) -> tuple[Constraint, ...]:
         labels: list[str] = [f"sm_{n.lower()}" for n in _ARCH.findall(clause)]
         for m in _OBJECT.finditer(clause):
             phrase = m.group(1) or m.group(2)
-            words = [w for w in _words(phrase) if w not in _VAGUE]
+            words = [w for w in _words(phrase) if _object_word(w)]
             subjects.extend(words)
             if words:
-                labels.append(" ".join(w.rstrip(".") for w in phrase.split() if w.lower() not in _VAGUE))
+                labels.append(" ".join(w.rstrip(".") for w in phrase.split() if _object_word(w.lower().rstrip("."))))
         subjects.extend(f"arch:{n.lower()}" for n in _ARCH.findall(clause))
         subjects.extend(files)
         if subjects:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from logsleuth.actions.toolcalls import edit_texts
 from logsleuth.link.constraints import request_text
 from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, target_of
 from logsleuth.model import (
@@ -39,12 +40,16 @@ _RECAP = re.compile(
 _EXPECTED = re.compile(
     r"\b(expect(ed|ing)? (it |this |them |the \w+ |the tests? )?to fail|should (still )?fail|as expected|fails as "
     r"expected|confirm(s|ed)? (that )?(it|the tests?) fails?|(red|failing) (phase|test first)|"
-    r"tests? (now )?fail(s)? (as|because) (the|it)|TDD)\b",
+    r"tests? (now )?fails? as (expected|intended|planned)|"
+    r"fails? because .{0,40}\b(not (yet )?(implemented|written|defined)|doesn't exist yet|does not exist yet)|TDD)\b",
     re.I,
 )
 _PIVOT_WORDS = re.compile(
     r"\b(instead of (\w+ing|the|a|an|using)\b|rather than|work ?around|work around|fall ?back|switch(ing)? to|bypass|sidestep|"
-    r"different approach|another approach|alternative approach|regenerat\w+|rebuild the ptx|avoid(ing)? the need)\b",
+    r"different approach|another approach|alternative approach|regenerat\w+|rebuild the ptx|avoid(ing)? the need|"
+    # a test made to pass round what it found: relaxed, skipped, or aimed at what works
+    r"(adjust|relax|loosen|weaken|skip|disable|xfail)\w* (the )?(\w+ ){0,2}(tests?|assertions?|expectations?|checks?)\b"
+    r"(?! (setup|fixture|config))|tests? what (actually|currently|already) works)\b",
     re.I,
 )
 _GAVE_UP = re.compile(
@@ -54,6 +59,14 @@ _GAVE_UP = re.compile(
     r"remains? (unresolved|broken)|won't work under)\b",
     re.I,
 )
+# The agent calling what it did a workaround ("would make the split-ABI workaround unnecessary",
+# "as a stopgap until the vendor ships …"): the problem is still there, the goal was reached round it.
+_WORKAROUND_SAID = re.compile(
+    r"\b(the|this|my|our|a|as a|[\w-]+) work-?arounds?\b|\bworked around\b|\bstop-?gap\b|\btemporary (fix|workaround|hack)\b",
+    re.I,
+)
+_NOT_A_WORKAROUND = re.compile(r"\b(no|without|not|never|instead of|rather than)\s+(\w+\s+){0,2}(work-?around|stop-?gap)",
+                               re.I)
 # Subjects that bear on a kind of failure although its text does not name them.
 _BEARS: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (re.compile(r"^(LD_LIBRARY_PATH|LD_PRELOAD|LIBRARY_PATH|CUDA_HOME|CUDA_PATH)$"),
@@ -167,11 +180,33 @@ def split_slips(main: Sequence[Finding], fixes: Sequence[Action], idx: RunIndex)
         inside = any(n and re.search(rf"(?<![\w.-]){re.escape(n)}(:\d+|\(\d+\))", head) for n in names)
         again = run is not None and any(any(a.covers(b) for a in r.targets for b in run.targets)
                                         for r in idx.goals_after(run.end))
-        if inside and again and count[(f.pattern, f.fingerprint)] == 1 and run is not None and run.role is RunRole.GOAL:
+        if (inside and again and count[(f.pattern, f.fingerprint)] == 1 and run is not None and run.role is RunRole.GOAL
+                and not _VERDICT.search(f.text) and _takes_back(edits, names, prev, run.seq, f.seq)):
             slips.append(f)
         else:
             keep.append(f)
     return keep, slips
+
+
+# A test's verdict on the code under test, located in the test file just written: not a slip of the
+# edit (the file ran), a failure of what it tests.
+_VERDICT = re.compile(r"\bassert(ion)?\b|AssertionError|Assertion with|expected .{1,80} (but )?got\b|\bto(Be|Equal)\(", re.I)
+
+
+def _takes_back(edits: Sequence[Action], names: Set[str], lo: int, run_seq: int, seq: int) -> bool:
+    """The next edit of the file changes what the edits before the failure wrote (the agent's own
+    typo, taken back), not what was there before them (`CUDA::cublas` the project always linked).
+    Where that edit does not say what it replaced, it counts as taken back."""
+    def of_file(a: Action) -> bool:
+        return a.subject.rsplit("/", 1)[-1] in names
+
+    wrote = "\n".join(edit_texts(a.raw or a.command)[0] for a in edits if lo < a.seq <= run_seq and of_file(a))
+    nxt = next((a for a in edits if a.seq > seq and of_file(a)), None)
+    if nxt is None:
+        return True
+    replaced = edit_texts(nxt.raw or nxt.command)[1]
+    lines = [ln.strip().strip("^$") for ln in replaced.splitlines()]
+    return not replaced.strip() or any(len(ln) >= 4 and ln in wrote for ln in lines)
 
 
 def _role_at(idx: RunIndex, seq: int) -> RunRole | None:
@@ -419,6 +454,10 @@ _DISTINCT = re.compile(r"(?:/[\w.+\-]+){2,}|(?<=['`\"])[\w.+\-/]{4,}(?=['`\"])|\
                        r"|\b[A-Za-z][\w.\-]*==[\w.+!]+")  # and pins: `pytest==8.3.6`
 
 
+_SOURCE_FILE = re.compile(r"(?<![\w.-])([\w+-]+\.(?:c|cc|cpp|cxx|cu|cuh|h|hh|hpp|py|rs|go|ex|exs|ts|tsx|js|java|kt))"
+                          r"(?=[:(]\d|:\(|\b)")
+
+
 def _distinctive(text: str) -> set[str]:
     """Tokens of a failure's text that an edit fixing it would write: paths, quoted names, ENV_VARS."""
     out = set()
@@ -445,7 +484,10 @@ def _bears(a: Action, low: str, text: str) -> bool:
         # the edit writes what the failure names (`/usr/local/cuda-13.1`): a shell edit by its own
         # command, not the whole call it shares with others; an edit tool by its input
         change = a.raw if a.command.startswith("edit ") or "<<" in a.command else a.command
-        return any(tok in change for tok in _distinctive(text))
+        # or it writes a source file the failure names (`set_source_files_properties(src/engine_io.cpp …)`
+        # in CMakeLists.txt for `engine_io.cpp:(.text+0x14): undefined reference …`)
+        return any(tok in change for tok in _distinctive(text)) or any(
+            re.search(rf"(?<![\w.-]){re.escape(name)}\b", change) for name in set(_SOURCE_FILE.findall(text)))
     names = {subject, subject.replace("-", "_"), subject.replace("_", "-")}
     if any(len(n) > 2 and any(c.isalpha() for c in n) and n in low for n in names):  # not a build's `.`
         return True
@@ -501,7 +543,9 @@ def outcome_from_goal(passed: bool, episodes: Sequence[Episode], worked_around: 
         return Outcome.UNRESOLVED
     if closing and _GAVE_UP.search(closing):
         return Outcome.UNRESOLVED
-    return Outcome.WORKED_AROUND if episodes and worked_around else Outcome.RESOLVED
+    said = bool(closing) and any(not _NOT_A_WORKAROUND.search(closing[max(0, m.start() - 40) : m.end()])
+                                 for m in _WORKAROUND_SAID.finditer(closing))
+    return Outcome.WORKED_AROUND if episodes and (worked_around or said) else Outcome.RESOLVED
 
 
 def closing_words(events: pl.DataFrame, after: int) -> str:
@@ -556,7 +600,7 @@ def _announces_pivot(text: str) -> bool:
 
 # A purpose or reason clause says what a change does, not that the approach changes ("I'll add
 # -Wl,--no-undefined so a missing symbol fails the link instead of the tests").
-_CLAUSE = re.compile(r",?\s+\b(?:so that|so|which|because|since|whereas)\b\s+", re.I)
+_CLAUSE = re.compile(r";\s*|,?\s+\b(?:so that|so|which|because|since|whereas)\b\s+", re.I)
 
 
 def _regenerates(a: Action, failing: str) -> bool:
