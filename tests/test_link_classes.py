@@ -152,3 +152,37 @@ def test_an_edit_that_writes_the_source_file_a_link_error_names_bears_on_it() ->
                    raw="python3 - <<'EOF'\nadd='see docs/engine.md'\nEOF")
     assert _bears(cmake, text.lower(), text)
     assert not _bears(other, text.lower(), text)
+
+
+def test_a_run_whose_echoed_status_is_not_zero_failed() -> None:
+    """rec-rowsoftmax: `make smoke; echo EXIT=$?` exits 0 (echo's) and printed EXIT=2."""
+    from logsleuth.link.runs import extract_runs
+
+    ev = _session(("make smoke; echo EXIT=$?", "Makefile:32: *** missing separator.  Stop.\nEXIT=2\n", 0),
+                  ("make smoke; echo EXIT=$?", "SMOKE OK\nEXIT=0\n", 0))
+    assert [r.status for r in extract_runs(ev, [])] == [RunStatus.FAILED, RunStatus.PASSED]  # type: ignore[arg-type]
+
+
+def test_a_passing_run_that_still_prints_the_failure_did_not_clear_it() -> None:
+    """rec-shardprep: `pytest 2>&1 | head -30; pip list` exited 0 and still showed the import error."""
+    ev = _session(
+        (".venv/bin/pytest 2>&1 | tail -40", "E   AttributeError: _ARRAY_API not found in module cv2\n2 errors in 0.3s\n", 1),
+        (".venv/bin/pytest 2>&1 | head -30; .venv/bin/pip list",
+         "ERROR collecting tests\nE   AttributeError: _ARRAY_API not found in module cv2\nnumpy 2.2.6\n", 0),
+        ("sed -i 's/^opencv==4.9$/opencv==4.10/' requirements.txt", "", 0),
+        (".venv/bin/pip install -r requirements.txt", "Successfully installed opencv-4.10", 0),
+        (".venv/bin/pytest", "6 passed in 0.2s", 0),
+    )
+    f = _finding(2, "E   AttributeError: _ARRAY_API not found in module cv2\n2 errors in 0.3s", "x_failed", 80)
+    edit = _edit(5, "requirements.txt", "sed -i 's/^opencv==4.9$/opencv==4.10/' requirements.txt")
+    install = Action(ActionKind.INSTALL, "requirements.txt", None, S, 7, "s", 8, ".venv/bin/pip install -r requirements.txt")
+    g = link(ev, [f], [edit, install])  # type: ignore[arg-type]
+    res = g.resolutions["f1"]
+    assert res.at == 9  # the plain pytest run, not the 'passing' head -30 one
+    assert {a.kind for a in res.fixed_by} == {ActionKind.FILE_EDIT, ActionKind.INSTALL}  # the pin edit with its install
+
+
+def test_a_way_out_refused_is_not_a_pivot() -> None:
+    """rec-rowsoftmax: 'I will not fake it (no CPU fallback, no skip)'."""
+    assert not _announces_pivot("I will not fake it (no CPU fallback, no skip, no loosened check).")
+    assert _announces_pivot("No GPU here, so I'll fall back to the CPU path for the test.")

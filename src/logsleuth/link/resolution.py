@@ -9,6 +9,7 @@ the story (probes, expected failures, quotes of old errors) become notes.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
@@ -94,16 +95,17 @@ class RunIndex:
     at: Mapping[int, Run]  # call seq and result seq -> run
     goals: tuple[Run, ...]
     goal_seqs: tuple[int, ...]
+    outputs: Mapping[int, str] = dataclasses.field(default_factory=dict)  # passing goal run's result seq -> its text
 
     @classmethod
-    def of(cls, runs: Sequence[Run]) -> RunIndex:
+    def of(cls, runs: Sequence[Run], outputs: Mapping[int, str] | None = None) -> RunIndex:
         at: dict[int, Run] = {}
         for r in runs:
             at[r.seq] = r
             if r.result_seq is not None:
                 at[r.result_seq] = r
         goals = tuple(r for r in runs if r.role is RunRole.GOAL)
-        return cls(tuple(runs), at, goals, tuple(r.seq for r in goals))
+        return cls(tuple(runs), at, goals, tuple(r.seq for r in goals), outputs or {})
 
     def goals_after(self, seq: int) -> Sequence[Run]:
         return self.goals[bisect.bisect_right(self.goal_seqs, seq) :]
@@ -378,6 +380,8 @@ def _resolver(
         earlier, with nothing changed, only hid it); a re-run's own new flags are a change."""
         if r.status is RunStatus.UNKNOWN or r.result_seq in occ or r.result_seq in slips:
             return False
+        if r.status is RunStatus.PASSED and _still_shows(ep, idx.outputs.get(r.result_seq or -1, "")):
+            return False
         if rerun and run is not None and _drops_named_operand(run, r, ep):
             return False
         if r.status is RunStatus.PASSED or run is None or changed(run.seq, r.seq + 1):
@@ -399,6 +403,15 @@ def _resolver(
         if r.status is RunStatus.PASSED and not any(s > r.seq for s in occ) and not _scratch_only(r):
             return r
     return None
+
+
+def _still_shows(ep: Episode, output: str) -> bool:
+    """A 'passing' run that prints the failure's own telling line again (its exit status was a
+    filter's) did not clear it."""
+    if not output:
+        return False
+    line = ep.first.text.strip().split("\n", 1)[0].strip()
+    return len(line) >= 16 and line in output
 
 
 def _drops_named_operand(failed: Run, rerun: Run, ep: Episode) -> bool:
@@ -447,7 +460,13 @@ def _bearing(window: Sequence[Action], ep: Episode, pivot_ids: set[str]) -> tupl
     project = [a for a in window if a.id not in pivot_ids and a.kind is ActionKind.FILE_EDIT
                and _PROJECT_FILE.search(a.subject)]
     picked = {a.id for a in (*pivots, *(named or project))}
+    # `pip install -r requirements.txt` applies the pins edited in that file since: the edit is the fix too
+    files = {a.subject.rsplit("/", 1)[-1] for a in window if a.id in picked and a.kind in _INSTALLS and not a.value}
+    picked |= {a.id for a in window if a.kind is ActionKind.FILE_EDIT and a.subject.rsplit("/", 1)[-1] in files}
     return tuple(a for a in window if a.id in picked) if picked else tuple(window)
+
+
+_INSTALLS = frozenset({ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN})
 
 
 _DISTINCT = re.compile(r"(?:/[\w.+\-]+){2,}|(?<=['`\"])[\w.+\-/]{4,}(?=['`\"])|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"
@@ -594,8 +613,13 @@ _INTENT = re.compile(r"\b(I|I'll|I will|I'm going to|let me|let's|we|we'll|we wi
 def _announces_pivot(text: str) -> bool:
     """A sentence where the agent says it will change approach ("let me work around it", "I'll
     regenerate the PTX instead"), not one describing what code does ("it falls back to CPU")."""
-    return any(_PIVOT_WORDS.search(c) and _INTENT.search(c)
+    return any(_INTENT.search(c) and any(not _NEGATED.search(c[max(0, m.start() - 30) : m.start()])
+                                         for m in _PIVOT_WORDS.finditer(c))
                for s in re.split(r"(?<=[.!?:])\s+|\n+", text) for c in _CLAUSE.split(s))
+
+
+# "I will not fake it (no CPU fallback, no skip)": a way out refused, not taken
+_NEGATED = re.compile(r"\b(no|not|never|without|won't|don't|do not|will not|rather not)\b[^.;:]*$", re.I)
 
 
 # A purpose or reason clause says what a change does, not that the approach changes ("I'll add
@@ -637,4 +661,12 @@ def root_cause(
 def runs_of(events: pl.DataFrame, findings: Sequence[Finding]) -> RunIndex:
     from logsleuth.link.runs import extract_runs
 
-    return RunIndex.of(extract_runs(events, findings))
+    runs = extract_runs(events, findings)
+    # what a passing goal run printed: a run whose exit status was lost (`pytest | head -30; pip list`)
+    # and which still prints the error it would resolve did not clear it
+    passed = [r.result_seq for r in runs if r.role is RunRole.GOAL and r.status is RunStatus.PASSED and r.result_seq is not None]
+    outputs = {} if not passed else {
+        seq: (text or "")[:20_000]
+        for seq, text in events.filter(pl.col("seq").is_in(passed)).select("seq", "text").iter_rows()
+    }
+    return RunIndex.of(runs, outputs)

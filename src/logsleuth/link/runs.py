@@ -452,6 +452,9 @@ _GREP_TAIL = re.compile(r"\|\s*(grep|egrep|fgrep|rg|zgrep)\b[^|]*$")
 _ECHOED_RC = re.compile(r"(?im)^\s*(?:\w+_)?(?:rc|exit|exit_code|exitcode|status|code)\d?\s*[=:]\s*(\d{1,3})\s*$")
 
 
+_ECHOES_STATUS = re.compile(r"\becho\b[^;&|\n]*(\$\?|PIPESTATUS)")
+
+
 def _ends_in_probe(command: str) -> bool:
     """The call ran something, then looked at it (`make test > log; echo rc=$?; grep -c warning log`):
     the call's exit status is the last look's, not the run's."""
@@ -477,6 +480,8 @@ def _status(
         if seq in wins and _exited_zero(err, code, output):
             return RunStatus.PASSED
         return RunStatus.FAILED
+    if _ECHOES_STATUS.search(command) and any(v != "0" for v in _ECHOED_RC.findall(output[-20_000:])):
+        return RunStatus.FAILED  # `make smoke; echo EXIT=$?` printed EXIT=2: the call's own 0 is echo's
     if (err or (code is not None and code != 0)) and code in (None, 1) and _GREP_TAIL.search(command.strip()):
         return RunStatus.UNKNOWN  # `make check | grep FAIL` exiting 1 found nothing: that is not a failure
     if (err or (code is not None and code != 0)) and _ends_in_probe(command):
