@@ -83,7 +83,7 @@ def test_traceback_query_finds_the_library_fix(db: Path, lib) -> None:  # type: 
     by_session = {h.session: h for h in r.hits}
     assert set(by_session) == {"sess-nvrtc", "sess-c22"}
     fix = by_session["sess-nvrtc"]
-    assert [a["subject"] for a in fix.fixes] == ["LD_LIBRARY_PATH"] and fix.held is True
+    assert [a.subject for a in fix.fixes] == ["LD_LIBRARY_PATH"] and fix.held is True
     assert "/usr/local/cuda-13.0/lib64" in (fix.action or "")
 
 

@@ -21,8 +21,10 @@ from index_sessions import (
     write,
     write_corpus,
 )
+from logsleuth.enums import Outcome
 from logsleuth.index import build as indexer
 from logsleuth.index import patterns, schema, sidecar, sidecar_write, store
+from logsleuth.index.record import StoredAction
 from logsleuth.library import load_library
 from logsleuth.search import cli as lean
 from logsleuth.search import engine, query, snapshot_query
@@ -106,10 +108,10 @@ def test_same_path_from_two_origins_is_two_inputs_one_result(corpus: Path, lib, 
 
 def test_held_is_never_beside_an_unresolved_outcome() -> None:
     base = dict(session="s", source="x", line=1, seq=1, ts=None, pattern="p", category="c", text="t", score=1.0,
-                fixes=({"command": "pip install x", "kind": "other"},), attempts=(), catch22=False, occurrences=1)
-    unresolved = Hit(**base, held=True, outcome="unresolved").resolution_text()  # type: ignore[arg-type]
+                fixes=(StoredAction(command="pip install x"),), attempts=(), catch22=False, occurrences=1)
+    unresolved = Hit(**base, held=True, outcome=Outcome.UNRESOLVED).resolution_text()  # type: ignore[arg-type]
     assert "held" not in unresolved and "did not come back" in unresolved and unresolved.endswith("(session unresolved)")
-    resolved = Hit(**base, held=True, outcome="resolved").resolution_text()  # type: ignore[arg-type]
+    resolved = Hit(**base, held=True, outcome=Outcome.RESOLVED).resolution_text()  # type: ignore[arg-type]
     assert "— held (session resolved)" in resolved
 
 

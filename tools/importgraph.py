@@ -21,7 +21,7 @@ PACKAGE = "logsleuth"
 
 # (layer, module prefixes): earlier layers never import later ones
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("vocabulary", ("logsleuth.model", "logsleuth.errors", "logsleuth.jsonout", "logsleuth.termsafe",
+    ("vocabulary", ("logsleuth.enums", "logsleuth.model", "logsleuth.errors", "logsleuth.jsonout", "logsleuth.termsafe",
                     "logsleuth.telling", "logsleuth.clip")),
     ("ingest", ("logsleuth.ingest",)),
     ("library", ("logsleuth.library", "logsleuth.quoting")),

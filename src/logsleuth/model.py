@@ -14,6 +14,12 @@ from typing import Any
 
 import polars as pl
 
+# Severity, ActionKind and Outcome live in enums.py (a stored index row carries them: the lean
+# command-line search reads them without this module's polars); they are this module's names too.
+from logsleuth.enums import ActionKind as ActionKind
+from logsleuth.enums import Outcome as Outcome
+from logsleuth.enums import Severity as Severity
+
 
 class Role(enum.StrEnum):
     USER = "user"
@@ -41,32 +47,6 @@ class ToolKind(enum.StrEnum):
     WEB = "web"
     OTHER = "other"
 
-
-class Severity(enum.StrEnum):
-    """Pattern severity. `success` marks progress (server ready, build finished)."""
-
-    SUCCESS = "success"
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
-    FATAL = "fatal"
-
-    @property
-    def rank(self) -> int:
-        return _SEVERITY_RANK[self]
-
-    @property
-    def is_failure(self) -> bool:
-        return self.rank >= _SEVERITY_RANK[Severity.ERROR]
-
-
-_SEVERITY_RANK = {
-    Severity.SUCCESS: 0,
-    Severity.INFO: 1,
-    Severity.WARNING: 2,
-    Severity.ERROR: 3,
-    Severity.FATAL: 4,
-}
 
 ROLES = [r.value for r in Role]
 KINDS = [k.value for k in Kind]
@@ -201,30 +181,6 @@ class Finding:
         }
 
 
-class ActionKind(enum.StrEnum):
-    INSTALL = "install"
-    UNINSTALL = "uninstall"
-    UPGRADE = "upgrade"
-    DOWNGRADE = "downgrade"
-    PIN = "pin"
-    ENV_SET = "env_set"
-    ENV_UNSET = "env_unset"
-    ENV_ACTIVATE = "env_activate"  # source venv/bin/activate, conda activate
-    FLAG_ADDED = "flag_added"
-    FLAG_REMOVED = "flag_removed"
-    FLAG_CHANGED = "flag_changed"
-    LAUNCH = "launch"  # a long-running server or job started
-    FILE_EDIT = "file_edit"
-    SERVICE_RESTART = "service_restart"
-    BUILD = "build"
-    RUN = "run"  # any other command that changes nothing we track
-    INVESTIGATE = "investigate"  # ls, find, cat, nvidia-smi, pip show …
-
-    @property
-    def is_fix(self) -> bool:
-        return self not in (ActionKind.INVESTIGATE, ActionKind.RUN, ActionKind.LAUNCH)
-
-
 @dataclass(frozen=True, slots=True)
 class Action:
     """One thing the session changed (or looked at), parsed from a tool call."""
@@ -244,6 +200,10 @@ class Action:
     # what the action is: the same change of the same call is the same action, whatever copy of
     # it (a masked one) a stage holds; stages compare ids, never object identity
     id: str = ""
+    # a file edit's text added and removed (ingest/tools.py: an edit tool's as ingest normalised
+    # the call, a shell edit's `sed -i s/old/new/` or heredoc as the actions stage reads it)
+    added: str = ""
+    removed: str = ""
 
     def __post_init__(self) -> None:
         if not self.id:
@@ -340,12 +300,6 @@ class Sentence:
 
 # A seq later than any event's: the open end of a window of seqs ("until the session ends").
 NO_SEQ_LIMIT = 1 << 62
-
-
-class Outcome(enum.StrEnum):
-    RESOLVED = "resolved"
-    WORKED_AROUND = "worked around"
-    UNRESOLVED = "unresolved"
 
 
 class Relation(enum.StrEnum):

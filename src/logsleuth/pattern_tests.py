@@ -17,6 +17,8 @@ import polars as pl
 from logsleuth.classify import classify, primary_of
 from logsleuth.ingest.base import EventSink
 from logsleuth.library import regexes
+from logsleuth.library.fact_patterns import FactLibrary
+from logsleuth.library.fact_patterns import check_example as check_fact_example
 from logsleuth.library.pattern import DEFAULT_KINDS, Example, Pattern, PatternLibrary
 
 _ROLE_FOR_KIND = {"log": "log", "tool_result": "tool", "tool_call": "assistant", "text": "system",
@@ -125,6 +127,17 @@ def _winner_checks(library: PatternLibrary) -> list[ExampleResult]:
         else:
             msg = f"won by {winner.pattern} ({winner.category}, priority {winner.priority}) over priority {p.priority}"
         out.append(ExampleResult(p.id, "wins", i, msg == "", msg, p.path, ex.line))
+    return out
+
+
+def fact_example_checks(facts: FactLibrary) -> list[ExampleResult]:
+    """Every example of every fact pattern (patterns/_facts), as results like the error patterns'."""
+    out: list[ExampleResult] = []
+    for p in facts.patterns:
+        for check, examples, expect in (("match", p.match_examples, True), ("no_match", p.no_match_examples, False)):
+            for i, ex in enumerate(examples):
+                msg = check_fact_example(p, ex, expect)
+                out.append(ExampleResult(p.id, check, i, msg == "", msg, p.path, ex.line))
     return out
 
 

@@ -21,7 +21,7 @@ from logsleuth.actions.launch import Flags, diff_flags
 from logsleuth.actions.packages import OutputVersions, compare_versions, is_pin, output_versions
 from logsleuth.actions.shellparse import commands
 from logsleuth.actions.toolcalls import LOOKS, edit_drafts, look_drafts
-from logsleuth.ingest.tools import ToolCall, call_of, normalise
+from logsleuth.ingest.tools import ToolCall, call_of, edit_texts, normalise
 from logsleuth.model import CALL_SCHEMA, Action, ActionKind, ToolKind
 
 K = ActionKind
@@ -70,9 +70,21 @@ def extract_actions(events: pl.DataFrame) -> list[Action]:
                 for kind, flag, value, old in diff_flags(launched.get(key), d.launch.flags):
                     out.append(Action(K(kind), flag, value, command=d.command, previous=old, **base))
                 launched[key] = d.launch.flags
+            elif d.kind is K.FILE_EDIT:
+                added, removed = edited_texts(call, row["text"] or d.command) if call is not None else ("", "")
+                out.append(Action(d.kind, d.subject, d.value, command=d.command, added=added, removed=removed,
+                                  **base))
             else:
                 out.append(Action(d.kind, d.subject, d.value, command=d.command, **base))
     return out
+
+
+def edited_texts(call: ToolCall, raw: str) -> tuple[str, str]:
+    """(text added, text removed) by a file edit: an edit tool's as ingest read them, a shell
+    edit's (`sed -i s/old/new/`, `cat > f <<EOF`) from the command as issued."""
+    if call.kind is ToolKind.EDIT:
+        return call.added or "", call.removed or ""
+    return edit_texts(raw)
 
 
 def drafts_for_call(tool: str | None, text: str) -> list[Draft]:

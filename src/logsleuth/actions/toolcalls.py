@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from logsleuth.actions.commands import Draft
 from logsleuth.ingest.tools import ToolCall
-from logsleuth.ingest.tools import edit_texts as edit_texts  # for link.pivots until it reads the call columns
 from logsleuth.model import ActionKind as K
 from logsleuth.model import ToolKind
 

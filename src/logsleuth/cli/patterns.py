@@ -87,14 +87,16 @@ def test(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also list the examples that pass."),
     output_format: TableOrJson = _opt_format(),
 ) -> None:
-    """Run every embedded example, plus the check that each is won by its own pattern."""
+    """Run every embedded example (of the fact patterns too), plus the check that each is won by its own pattern."""
     from logsleuth import jsonout
     from logsleuth.library import load_library
-    from logsleuth.pattern_tests import example_checks
+    from logsleuth.library.fact_patterns import facts_for
+    from logsleuth.pattern_tests import example_checks, fact_example_checks
 
     lib = load_library(patterns, builtins=builtin)
-    results = example_checks(lib)
-    broken = lib.errors  # a file that does not load is a failed test too
+    facts = facts_for(patterns, builtin)  # the fact patterns (patterns/_facts) are tested too
+    results = example_checks(lib) + fact_example_checks(facts)
+    broken = [*lib.errors, *facts.problems]  # a file that does not load is a failed test too
     failed = sum(1 for r in results if not r.ok) + len(broken)
     line = f"{len(results) - failed + len(broken)} passed, {failed} failed"
     if output_format is TableOrJson.json:
@@ -118,20 +120,23 @@ def lint(
     strict: bool = typer.Option(False, "--strict", help="Fail on warnings too."),
     output_format: TableOrJson = _opt_format(),
 ) -> None:
-    """Report `path:line: problem` for every bad pattern file; exit 1 on any error."""
+    """Report `path:line: problem` for every bad pattern file (fact patterns too); exit 1 on any error."""
     from logsleuth import jsonout
     from logsleuth.library import load_library
+    from logsleuth.library.fact_patterns import facts_for
 
     lib = load_library(patterns, builtins=builtin)
-    problems = lib.problems
+    facts = facts_for(patterns, builtin)  # the fact patterns (patterns/_facts) are linted too
+    problems = [*lib.problems, *facts.problems]
+    errors = [p for p in problems if p.level == "error"]
     if output_format is TableOrJson.json:
         emit(jsonout.dumps([{"path": p.path, "line": p.line, "level": p.level, "message": p.message}
                             for p in problems]))
     else:
-        errors, warnings = len(lib.errors), len(problems) - len(lib.errors)
         emit("\n".join([*(str(p) for p in problems),
-                        f"{len(lib.patterns)} patterns, {errors} error(s), {warnings} warning(s)"]))
-    if lib.errors or (strict and problems):
+                        f"{len(lib.patterns)} patterns, {len(facts.patterns)} fact patterns, {len(errors)} error(s),"
+                        f" {len(problems) - len(errors)} warning(s)"]))
+    if errors or (strict and problems):
         raise typer.Exit(1)
 
 

@@ -33,6 +33,8 @@ import os
 import sqlite3
 from datetime import UTC, datetime, timedelta
 
+from logsleuth.enums import Severity
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -41,7 +43,7 @@ if TYPE_CHECKING:
 SIDECAR = "search.sqlite"
 MANIFEST = "files.parquet"  # schema.MANIFEST (not imported: schema.py imports polars)
 FORMAT = "6"  # bump when the tables or what goes into them change
-FAILURE_SEVERITIES = ("fatal", "error", "warning")  # the severities full-text search reads
+FAILURE_SEVERITIES = (Severity.FATAL, Severity.ERROR, Severity.WARNING)  # what full-text search reads
 COLUMNS = (
     "session", "source", "line", "seq", "ts", "pattern", "category", "severity", "priority", "fingerprint",
     "captures", "text", "origin", "file_sha256", "resolved_by", "held", "attempts", "catch22", "outcome",

@@ -185,15 +185,42 @@ def check_examples(p: FactPattern) -> list[str]:
     """What is wrong with the pattern's examples (empty when each behaves): a `match` example
     must match with its captures (its first match), a `no_match` example must not match."""
     out = []
-    for ex in p.match_examples:
-        m = p.compiled.search(ex.text) if p.gate(ex.text) else None
-        if m is None:
-            out.append(f"{p.path}:{ex.line}: {ex.text!r} does not match")
-            continue
-        for k, v in ex.captures.items():
-            if m.groupdict().get(k) != v:
-                out.append(f"{p.path}:{ex.line}: capture {k} is {m.groupdict().get(k)!r}, not {v!r}")
-    for ex in p.no_match_examples:
-        if p.gate(ex.text) and p.compiled.search(ex.text):
-            out.append(f"{p.path}:{ex.line}: {ex.text!r} matches")
+    for expect, examples in ((True, p.match_examples), (False, p.no_match_examples)):
+        out += [f"{p.path}:{ex.line}: {msg}" for ex in examples for msg in _example_problems(p, ex, expect)]
     return out
+
+
+def check_example(p: FactPattern, ex: Example, expect: bool) -> str:
+    """What is wrong with one example ("" when it behaves): `expect` it to match, or not."""
+    return "; ".join(_example_problems(p, ex, expect))
+
+
+def _example_problems(p: FactPattern, ex: Example, expect: bool) -> list[str]:
+    m = p.compiled.search(ex.text) if p.gate(ex.text) else None
+    if not expect:
+        return [f"{ex.text!r} matches"] if m is not None else []
+    if m is None:
+        return [f"{ex.text!r} does not match"]
+    return [f"capture {k} is {m.groupdict().get(k)!r}, not {v!r}" for k, v in ex.captures.items()
+            if m.groupdict().get(k) != v]
+
+
+def facts_for(dirs: Sequence[str | Path] = (), builtins: bool = True) -> FactLibrary:
+    """The fact patterns `patterns lint` and `patterns test` check: the built-in ones, and those
+    of each pattern directory's `_facts/` (a directory given twice, or the built-in one given by
+    path, is read once)."""
+    root = builtin_dir()
+    folders = [root / FACTS_DIR] if builtins and root is not None else []
+    folders += [Path(d) / FACTS_DIR for d in dirs]
+    seen: set[Path] = set()
+    patterns: list[FactPattern] = []
+    problems: list[Problem] = []
+    for folder in folders:
+        if not folder.is_dir() or folder.resolve() in seen:
+            continue
+        seen.add(folder.resolve())
+        lib = load_facts(folder)
+        patterns += lib.patterns
+        problems += lib.problems
+    patterns.sort(key=lambda p: (-p.priority, p.id))
+    return FactLibrary(tuple(patterns), tuple(problems))

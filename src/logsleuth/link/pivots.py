@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from logsleuth.actions.toolcalls import edit_texts
 from logsleuth.model import Action, ActionKind
 
 _PIVOT_FLAG = re.compile(r"^--(disable|no|enforce-eager|skip)|backend$|^--(engine|load-format|quantization)$")
@@ -70,5 +69,4 @@ def _bypasses_a_check(a: Action) -> bool:
         return False
     if _CHECKER_IGNORE.search(a.subject):
         return True
-    added, removed = edit_texts(a.raw or a.command)
-    return len(_SUPPRESSION.findall(added)) > len(_SUPPRESSION.findall(removed))
+    return len(_SUPPRESSION.findall(a.added)) > len(_SUPPRESSION.findall(a.removed))

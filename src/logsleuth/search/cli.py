@@ -113,7 +113,7 @@ def answer(opts: Mapping[str, str]) -> tuple[bytes, int] | None:
         from logsleuth.search.hits import Hit, SearchResult
         from logsleuth.search.query import Query
 
-        result = SearchResult(Query(**query), tuple(Hit(**h) for h in hits))
+        result = SearchResult(Query(**query), tuple(Hit.of(h) for h in hits))
         return jsonout.dumps(result.to_dict()), len(hits)
     from logsleuth.search.render import table
 

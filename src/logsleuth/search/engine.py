@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from logsleuth.errors import InputError, Location, UsageError
 from logsleuth.index.patterns import is_default, library
+from logsleuth.index.sidecar import FAILURE_SEVERITIES
 from logsleuth.search.hits import Hit, SearchResult, hit_of, hits_of
 from logsleuth.search.query import Query, classify_query
 from logsleuth.search.rank import pattern_hits, rank, text_hits
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from logsleuth.library import PatternLibrary
 
 DEFAULT_LIMIT = 10
-FAILURE_SEVERITIES = ("fatal", "error", "warning")
 # What ranking a pattern's rows reads, and the resolution columns of its hits.
 RANK_COLUMNS = (
     "session", "source", "line", "seq", "ts", "pattern", "category", "severity", "priority", "fingerprint",
@@ -176,4 +176,4 @@ def search_sidecar(con: sqlite3.Connection, text: str, *, since: datetime | None
         query = classify(text, load_snapshot(con))
     fields = {f: getattr(query, f) for f in Query.__slots__}
     _, hits = lean_search(con, text, since_us=us_of(since), limit=limit, category=category, query=fields)
-    return SearchResult(query, tuple(Hit(**h) for h in hits))
+    return SearchResult(query, tuple(Hit.of(h) for h in hits))

@@ -1,6 +1,7 @@
 """A search's hits: one prior finding each (the best occurrence of an error in a session), what
 was done about it, and the answer they form (`SearchResult`), as JSON or as a table (render.py).
-`hits_of` reads the hits of ranked finding ids from a sidecar (sidecar.hit_rows)."""
+A hit is built from a ranked stored row (ranked.Ranked, typed at index/record.py); `hits_of`
+reads the hits of ranked finding ids from a sidecar (sidecar.hit_rows)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from logsleuth.enums import Outcome
+from logsleuth.index.record import StoredAction
 from logsleuth.search import render
 from logsleuth.search.query import Query
+from logsleuth.search.ranked import Ranked, ranked_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,14 +29,18 @@ class Hit:
     category: str
     text: str
     score: float
-    fixes: tuple[Mapping[str, Any], ...]  # the action(s) that stopped the episode
+    fixes: tuple[StoredAction, ...]  # the action(s) that stopped the episode
     held: bool | None
-    attempts: tuple[Mapping[str, Any], ...]  # attempts that did not fix it
+    attempts: tuple[StoredAction, ...]  # attempts that did not fix it
     catch22: bool
-    outcome: str
+    outcome: Outcome | None  # the session's; None when the index does not say
     occurrences: int
     origin: str | None = None  # who/which machine indexed the input (`index --origin`)
     fingerprint: str | None = None
+
+    @classmethod
+    def of(cls, r: Ranked) -> Hit:
+        return cls(**{name: getattr(r, name) for name in cls.__slots__})
 
     @property
     def action(self) -> str | None:
@@ -41,7 +49,8 @@ class Hit:
     def resolution(self) -> dict[str, Any] | None:
         if self.action is None:
             return None
-        return {"action": self.action, "held": self.held, "catch22": self.catch22, "outcome": self.outcome}
+        return {"action": self.action, "held": self.held, "catch22": self.catch22,
+                "outcome": render.outcome_text(self.outcome)}
 
     def resolution_text(self, width: int = 0) -> str:
         """"fixed by `uv pip install …` in session X — did not hold", or what was tried (`width` > 0
@@ -63,7 +72,7 @@ class Hit:
             "text": self.text,
             "score": self.score,
             "resolution": self.resolution(),
-            "attempts": list(dict.fromkeys(str(a["command"]) for a in self.attempts)),
+            "attempts": list(dict.fromkeys(a.command for a in self.attempts)),
             "occurrences": self.occurrences,
             "summary": self.resolution_text(),
             "origin": self.origin,
@@ -85,20 +94,19 @@ class SearchResult:
 
 
 def hit_of(r: Mapping[str, Any]) -> Hit:
-    """A hit from one ranked row (the Parquet path's and the sidecar's rows alike)."""
-    return Hit(**render.hit_values(r))
+    """A hit from one ranked row (a stored row with `score` and `occurrences`)."""
+    return Hit.of(ranked_of(r))
 
 
 def hits_of(con: sqlite3.Connection, top: Sequence[tuple[int, float, int]]) -> tuple[Hit, ...]:
     """The hits of ranked finding ids in a sidecar: (id, score, occurrences), in that order."""
     from logsleuth.search.sidecar import hit_rows
 
-    return tuple(Hit(**h) for h in hit_rows(con, top))
+    return tuple(Hit.of(h) for h in hit_rows(con, top))
 
 
 def render_table(result: SearchResult) -> str:
     """Plain text: the query's reading, then one block per hit."""
     q = result.query
     query = {"text": q.text, "pattern": q.pattern, "category": q.category, "captures": q.captures}
-    hits = [{f: getattr(h, f) for f in Hit.__slots__} for h in result.hits]
-    return render.table(query, hits, result.errors)
+    return render.table(query, result.hits, result.errors)

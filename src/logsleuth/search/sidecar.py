@@ -1,12 +1,14 @@
 """Reading the search sidecar's rows (its format and currency check: index/sidecar.py): a
-search over it as plain values (`lean_search`: the fields of query.Query and of each hits.Hit),
-standard library only, for the lean command-line path (cli.py) and search.engine alike."""
+search over it (`lean_search`: the fields of query.Query as plain values, and each hit as a
+typed record, ranked.Ranked), standard library only, for the lean command-line path (cli.py) and
+search.engine alike."""
 
 from __future__ import annotations
 
 import sqlite3
 
-from logsleuth.index.sidecar import BOOL_COLUMNS, JSON_COLUMNS, ts_of
+from logsleuth.index.sidecar import JSON_COLUMNS
+from logsleuth.search.ranked import Ranked, ranked_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads the name)
 if TYPE_CHECKING:
@@ -26,25 +28,10 @@ def load_snapshot(con: sqlite3.Connection) -> list[dict[str, Any]]:
 
 
 def resolved_sql(alias: str = "findings") -> str:
-    """The select list of the resolution columns, the lists joined back in (for `decode`)."""
+    """The select list of the resolution columns, the lists joined back in (as JSON: the typed
+    record reads them, index.record.finding_of)."""
     lists = ", ".join(f"(SELECT value FROM lists WHERE id = {alias}.{c}) AS {c}" for c in JSON_COLUMNS)
     return f"{lists}, {alias}.held, {alias}.catch22, {alias}.outcome"
-
-
-def decode(row: dict[str, Any]) -> dict[str, Any]:
-    """A stored row as the Parquet path returns it: datetimes, booleans, lists of dicts."""
-    import json
-
-    out = dict(row)
-    if "ts" in out:
-        out["ts"] = ts_of(out["ts"])
-    for c in JSON_COLUMNS:
-        if c in out:
-            out[c] = json.loads(out[c]) if out[c] is not None else []
-    for c in BOOL_COLUMNS:
-        if c in out and out[c] is not None:
-            out[c] = bool(out[c])
-    return out
 
 
 def select(con: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
@@ -56,9 +43,9 @@ def select(con: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> Ite
 
 def lean_search(con: sqlite3.Connection, text: str, *, since_us: int | None = None, limit: int = 10,
                 category: str | None = None, query: Mapping[str, Any] | None = None,
-                ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """engine.search over the sidecar as plain values: the fields of query.Query (the default
-    library's reading from the snapshot, unless `query` is given) and of each hits.Hit."""
+                ) -> tuple[dict[str, Any], list[Ranked]]:
+    """engine.search over the sidecar: the fields of query.Query as plain values (the default
+    library's reading from the snapshot, unless `query` is given), and the hits."""
     if query is None:
         from logsleuth.search.snapshot_query import reading
 
@@ -73,14 +60,12 @@ def lean_search(con: sqlite3.Connection, text: str, *, since_us: int | None = No
     return dict(query), hit_rows(con, top)
 
 
-def hit_rows(con: sqlite3.Connection, top: Sequence[tuple[int, float, int]]) -> list[dict[str, Any]]:
-    """The fields of hits.Hit of ranked finding ids: (id, score, occurrences), in that order."""
-    from logsleuth.search.render import hit_values
-
+def hit_rows(con: sqlite3.Connection, top: Sequence[tuple[int, float, int]]) -> list[Ranked]:
+    """The hits of ranked finding ids: (id, score, occurrences), in that order."""
     if not top:
         return []
     ids = [i for i, _, _ in top]
     marks = ", ".join("?" for _ in ids)
     sql = f"SELECT {', '.join(HIT_SQL)}, {resolved_sql()} FROM findings WHERE id IN ({marks})"
-    by_id = {r["id"]: r for r in map(decode, select(con, sql, ids))}
-    return [hit_values({**by_id[i], "score": score, "occurrences": n}) for i, score, n in top]
+    by_id = {r["id"]: r for r in select(con, sql, ids)}
+    return [ranked_of({**by_id[i], "score": score, "occurrences": n}) for i, score, n in top]

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from logsleuth.enums import Outcome
 from logsleuth.errors import LogsleuthError
 from logsleuth.serve.data import Index
 
@@ -65,6 +66,7 @@ def _env() -> Any:
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True, default_for_string=True))
     env.filters["q"] = lambda v: quote(str(v or ""), safe="")
     env.filters["code"] = inline_code  # `backticked` commands as <code>, as in the HTML report
+    env.globals["Outcome"] = Outcome  # templates compare a fix's outcome with its member, not a literal
     return env
 
 

@@ -15,10 +15,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+from logsleuth.enums import Outcome, Severity
+from logsleuth.index.record import StoredFinding, enum_of, finding_of
 from logsleuth.jsonout import iso
 from logsleuth.search import engine
-from logsleuth.search.hits import Hit, SearchResult, hit_of
-from logsleuth.search.render import held_text
+from logsleuth.search.hits import Hit, SearchResult
+from logsleuth.search.ranked import Ranked
+from logsleuth.search.render import held_text, outcome_text
 
 ROW_COLUMNS = (
     "session", "source", "origin", "line", "seq", "ts", "pattern", "category", "severity", "fingerprint", "text",
@@ -39,11 +42,11 @@ def masked(obj: T) -> T:
 class Index:
     db: Path
 
-    def rows(self, predicate: Any = None) -> list[dict[str, Any]]:
+    def rows(self, predicate: Any = None) -> list[StoredFinding]:
         from logsleuth.index import store
 
         frame = store.load(self.db, ROW_COLUMNS, predicate)
-        return frame.sort("ts", "session", "source", "seq", nulls_last=True).to_dicts()
+        return [finding_of(r) for r in frame.sort("ts", "session", "source", "seq", nulls_last=True).iter_rows(named=True)]
 
     # ------------------------------------------------------------ search
 
@@ -64,7 +67,7 @@ class Index:
         rows = self.rows(pl.col("pattern").is_in(keys))
         out = []
         for (pattern, fp), hits in order.items():
-            fp_rows = [r for r in rows if r["pattern"] == pattern and (r["fingerprint"] or "") == fp]
+            fp_rows = [r for r in rows if r.pattern == pattern and (r.fingerprint or "") == fp]
             out.append({"pattern": pattern, "fingerprint": fp, "category": hits[0].category, "hits": hits,
                         **summary(fp_rows)})
         return masked(out)
@@ -77,12 +80,13 @@ class Index:
 
         rows = [r.to_dict() for r in sessions.from_index(self.db)]
         want = text.strip().lower()
+        wanted = enum_of(Outcome, outcome)  # a value no session can have (a typo) keeps none
 
         def keep(r: dict[str, Any]) -> bool:
             start = (r.get("start") or "")[:10]
             return (
                 (not category or r.get("root_cause") == category)
-                and (not outcome or r.get("outcome") == outcome)
+                and (not outcome or (wanted is not None and enum_of(Outcome, r.get("outcome")) is wanted))
                 and (not since or (bool(start) and start >= since))
                 and (not until or (bool(start) and start <= until))
                 and (not want or any(want in str(v).lower() for v in r.values() if v is not None))
@@ -97,15 +101,15 @@ class Index:
         if not rows:
             return None
         head = next((r for r in self.sessions() if r["session"] == session and r["source"] == source), None)
-        return masked({"session": head, "origin": rows[0]["origin"], "file_sha256": rows[0]["file_sha256"],
-                       "findings": [occurrence(r) for r in rows if r["severity"] != "success"]})
+        return masked({"session": head, "origin": rows[0].origin, "file_sha256": rows[0].file_sha256,
+                       "findings": [occurrence(r) for r in rows if r.severity is not Severity.SUCCESS]})
 
     def source_of(self, session: str, source: str) -> tuple[str, str] | None:
         """(source path, content hash) of an indexed session: what a postmortem is rendered from."""
         import polars as pl
 
         rows = self.rows((pl.col("session") == session) & (pl.col("source") == source))
-        return (rows[0]["source"], rows[0]["file_sha256"] or "") if rows else None
+        return (rows[0].source, rows[0].file_sha256 or "") if rows else None
 
     # ------------------------------------------------------------ fingerprints
 
@@ -115,50 +119,59 @@ class Index:
         rows = self.rows((pl.col("pattern") == pattern) & (pl.col("fingerprint") == fingerprint))
         if not rows:
             return None
-        return masked({"pattern": pattern, "fingerprint": fingerprint, "category": rows[0]["category"],
+        return masked({"pattern": pattern, "fingerprint": fingerprint, "category": rows[0].category,
                        **summary(rows), "occurrences": [occurrence(r) for r in rows]})
 
 
-def occurrence(r: dict[str, Any]) -> dict[str, Any]:
-    """One indexed finding, in the shape of a search result (score 1: it is this error)."""
-    hit = hit_of({**r, "score": 1.0, "occurrences": 1})
-    return {**hit.to_dict(), "fingerprint": r["fingerprint"], "severity": r["severity"]}
+def as_hit(r: StoredFinding) -> Hit:
+    """One indexed finding as a search hit (score 1: it is this error)."""
+    return Hit.of(Ranked(r, 1.0, 1))
 
 
-def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def occurrence(r: StoredFinding) -> dict[str, Any]:
+    """One indexed finding, in the shape of a search result."""
+    return {**as_hit(r).to_dict(), "fingerprint": r.fingerprint, "severity": r.severity}
+
+
+def summary(rows: Sequence[StoredFinding]) -> dict[str, Any]:
     """How often an error was seen and what was done about it, over its indexed findings (the
     same session reached through two inputs counted once): fixes that held first (in sessions
     that ended well before those that did not), then fixes that did not hold, then attempts."""
     seen: dict[tuple[str, str], tuple[str, str]] = {}
     for r in rows:  # search.rank.dedupe: per (content hash, session), the first (origin, source)
-        if r["file_sha256"]:
-            key, where = (r["file_sha256"], r["session"]), (r["origin"] or "", r["source"])
+        if r.file_sha256:
+            key, where = (r.file_sha256, r.session), (r.origin or "", r.source)
             seen[key] = min(seen.get(key, where), where)
-    rows = [r for r in rows if not r["file_sha256"] or seen[(r["file_sha256"], r["session"])] == (r["origin"] or "", r["source"])]
-    fixes: dict[tuple[str, str, str], dict[str, Any]] = {}
+    rows = [r for r in rows if not r.file_sha256 or seen[(r.file_sha256, r.session)] == (r.origin or "", r.source)]
+    fixes: dict[tuple[str, str, str], tuple[dict[str, Any], bool]] = {}  # the fix, and whether it is good
     tried: dict[str, dict[str, Any]] = {}
     for r in rows:
-        hit = hit_of({**r, "score": 1.0, "occurrences": 1})
+        hit = as_hit(r)
         if hit.action is not None:
-            fix_key = (hit.action, r["session"], r["source"])
-            fixes.setdefault(fix_key, {"action": hit.action, "held": hit.held, "outcome": hit.outcome,
-                                   "verdict": held_text(hit.held, hit.outcome), "session": r["session"],
-                                   "source": r["source"], "ts": _ts(r["ts"])})
-        for a in r["attempts"] or ():
-            cmd = str(a["command"])
-            t = tried.setdefault(cmd, {"action": cmd, "sessions": set()})
-            t["sessions"].add(r["session"])
+            fix_key = (hit.action, r.session, r.source)
+            fix = {"action": hit.action, "held": hit.held, "outcome": outcome_text(hit.outcome),
+                   "verdict": held_text(hit.held, hit.outcome), "session": r.session, "source": r.source,
+                   "ts": _ts(r.ts)}
+            fixes.setdefault(fix_key, (fix, good(hit.held, hit.outcome)))
+        for a in r.attempts:
+            t = tried.setdefault(a.command, {"action": a.command, "sessions": set()})
+            t["sessions"].add(r.session)
 
-    def rank(f: dict[str, Any]) -> tuple[Any, ...]:
-        good = f["held"] and f["outcome"] != "unresolved"
-        return (not good, not f["held"], f["ts"] or "~", f["session"], f["action"])
+    def rank(fix: tuple[dict[str, Any], bool]) -> tuple[Any, ...]:
+        f, is_good = fix
+        return (not is_good, not f["held"], f["ts"] or "~", f["session"], f["action"])
 
-    held = sorted(fixes.values(), key=rank)
+    held = [f for f, _ in sorted(fixes.values(), key=rank)]
     fixed_by = {f["action"] for f in held}
     attempts = [{"action": t["action"], "sessions": len(t["sessions"])} for t in sorted(tried.values(), key=lambda t: t["action"])
                 if t["action"] not in fixed_by]
-    return {"seen": len(rows), "sessions": len({(r["origin"], r["session"]) for r in rows}), "fixes": held,
+    return {"seen": len(rows), "sessions": len({(r.origin, r.session) for r in rows}), "fixes": held,
             "attempts": attempts}
+
+
+def good(held: bool | None, outcome: Outcome | None) -> bool:
+    """A fix that held in a session that did not end unresolved: one to try first."""
+    return bool(held) and outcome is not Outcome.UNRESOLVED
 
 
 def _ts(ts: datetime | None) -> str | None:
