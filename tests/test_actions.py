@@ -632,3 +632,22 @@ def test_commands_are_reparseable() -> None:
 def test_scripts_on_stdin(cmd: str) -> None:
     fixes = [(a.kind, a.subject) for a in run(cmd) if a.kind.is_fix]
     assert fixes == [(K.ENV_SET, "CUDA_HOME"), (K.UPGRADE, "sglang")]
+
+
+@pytest.mark.parametrize(
+    ("cmd", "expected"),
+    [
+        # spotter-a0y (real): the pre-commit hook said "[FORMAT] Code is not formatted", then `mix format`
+        ("mix format 2>&1", [("file_edit", ".", "mix format")]),
+        ("mix format --check-formatted", []),
+        ("black src/pkg tests", [("file_edit", "src/pkg", "black"), ("file_edit", "tests", "black")]),
+        ("black --check .", []),
+        ("ruff check --fix src", [("file_edit", "src", "ruff check")]),
+        ("ruff check src", []),
+        ("prettier --write app.js", [("file_edit", "app.js", "prettier")]),
+        ("clang-format -i src/k.cu", [("file_edit", "src/k.cu", "clang-format")]),
+        ("cargo fmt", [("file_edit", ".", "cargo fmt")]),
+    ],
+)
+def test_a_formatter_that_rewrites_files_is_an_edit(cmd: str, expected: list[tuple[str, str, str | None]]) -> None:
+    assert [k for k in kinds(run(cmd)) if k[0] == "file_edit"] == expected

@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from logsleuth.ingest.base import EventSink
+from logsleuth.ingest.tools import edit_texts
 from logsleuth.link import find_pivots, link
 from logsleuth.model import Action, ActionKind, Finding, Outcome, Relation, Severity
 
@@ -314,7 +315,8 @@ def test_one_output_with_failures_in_two_areas_is_two_failures_in_print_order(re
 def test_an_inline_suppression_written_is_a_pivot(raw: str, pivot: bool) -> None:
     """A linter, type checker or test told to look away from one place (spotter-a0y, real: a
     `credo:disable-for-next-line` written instead of the alias credo asked for)."""
-    a = Action(ActionKind.FILE_EDIT, "f", "edit", "s", 3, "", 0, "edit f", raw=raw)
+    added, removed = edit_texts(raw)  # what ingest (an edit tool) or the actions stage (a shell edit) reads
+    a = Action(ActionKind.FILE_EDIT, "f", "edit", "s", 3, "", 0, "edit f", raw=raw, added=added, removed=removed)
     assert bool(find_pivots([a])) is pivot
 
 

@@ -9,7 +9,7 @@ import re
 TELLING = re.compile(
     r"\b(error|errors|fatal|failed|failure|cannot|can't|could not|couldn't|not found|no such|denied|refused|"
     r"rejected|ignored|invalid|unable|exception|traceback|abort|aborted|undefined|unsupported|unknown|not permitted|"
-    r"segmentation fault|killed|mismatch|incompatible)\b|✘|\bhint:",
+    r"segmentation fault|killed|mismatch|incompatible|multiple definition|can not be used)\b|✘|\bhint:",
     re.I,
 )
 _TRACEBACK = re.compile(r"^\s*Traceback \(most recent call last\):")

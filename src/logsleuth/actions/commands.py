@@ -208,7 +208,50 @@ def _edit(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None
             return [Draft(K.FILE_EDIT, link, f"ln -s {ops[0]}" if len(ops) >= 2 else "ln -s", text)]
     if prog in ("rm", "rmdir", "unlink"):
         return [Draft(K.FILE_EDIT, f, "rm", text) for f in operands(args)]
+    fmt = _formatter(prog, args)
+    if fmt is not None:
+        return [Draft(K.FILE_EDIT, f, fmt, text) for f in (_format_targets(prog, args) or ["."])]
     return None
+
+
+# Code formatters and fixers that rewrite files in place (`mix format` after a hook's "[FORMAT] not
+# formatted"): an edit of what they format. With a check flag they only look.
+_FORMATTERS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("mix", "format"): ("--check-formatted", "--dry-run"),
+    ("black", ""): ("--check", "--diff"),
+    ("ruff", "format"): ("--check", "--diff"),
+    ("ruff", "check"): ("",),  # only with --fix, below
+    ("isort", ""): ("--check", "--check-only", "--diff", "-c"),
+    ("prettier", ""): ("",),  # only with --write, below
+    ("gofmt", ""): ("",),  # only with -w
+    ("go", "fmt"): (),
+    ("cargo", "fmt"): ("--check",),
+    ("rustfmt", ""): ("--check",),
+    ("clang-format", ""): ("",),  # only with -i
+    ("autopep8", ""): ("",),  # only with -i
+    ("yapf", ""): ("",),  # only with -i
+    ("eslint", ""): ("",),  # only with --fix
+}
+_IN_PLACE = {("ruff", "check"): "--fix", ("prettier", ""): "--write", ("gofmt", ""): "-w", ("clang-format", ""): "-i",
+             ("autopep8", ""): "-i", ("yapf", ""): "-i", ("eslint", ""): "--fix"}
+
+
+def _formatter(prog: str, args: list[str]) -> str | None:
+    sub = args[0] if args and (prog, args[0]) in _FORMATTERS else ""
+    key = (prog, sub)
+    if key not in _FORMATTERS:
+        return None
+    flag = _IN_PLACE.get(key)
+    if flag is not None and not any(a == flag or a.startswith(flag + "=") for a in args):
+        return None
+    if any(a in _FORMATTERS[key] for a in args if a):
+        return None
+    return f"{prog} {sub}".strip()
+
+
+def _format_targets(prog: str, args: list[str]) -> list[str]:
+    rest = args[1:] if args and (prog, args[0]) in _FORMATTERS else args
+    return [a for a in operands(rest) if a != "." and not a.startswith("-")]
 
 
 def _sed(args: list[str], text: str) -> list[Draft]:

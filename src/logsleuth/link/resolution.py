@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from logsleuth.actions.toolcalls import edit_texts
 from logsleuth.link.constraints import request_text
 from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, target_of
 from logsleuth.model import (
@@ -202,11 +201,11 @@ def _takes_back(edits: Sequence[Action], names: Set[str], lo: int, run_seq: int,
     def of_file(a: Action) -> bool:
         return a.subject.rsplit("/", 1)[-1] in names
 
-    wrote = "\n".join(edit_texts(a.raw or a.command)[0] for a in edits if lo < a.seq <= run_seq and of_file(a))
+    wrote = "\n".join(a.added for a in edits if lo < a.seq <= run_seq and of_file(a))
     nxt = next((a for a in edits if a.seq > seq and of_file(a)), None)
     if nxt is None:
         return True
-    replaced = edit_texts(nxt.raw or nxt.command)[1]
+    replaced = nxt.removed
     lines = [ln.strip().strip("^$") for ln in replaced.splitlines()]
     return not replaced.strip() or any(len(ln) >= 4 and ln in wrote for ln in lines)
 
@@ -300,10 +299,15 @@ def resolve(
 
 
 def _rerun_changes(failed: Run | None, passed: Run, ep: Episode) -> tuple[Action, ...]:
-    """The flags the re-run added or dropped (`git push` -> `git push --set-upstream origin b`): a
-    change in effect like any other, made on the command line of the run that passed."""
+    """The flags the re-run added or dropped (`git push` -> `git push --set-upstream origin b`), and
+    the operand the failure named given again by another path (`git add _build/…/x.exs` beyond a
+    symlink, then `git add priv/…/x.exs`): changes in effect like any other, made on the command
+    line of the run that passed."""
     if failed is None:
         return ()
+    f = ep.first
+    moves: list[tuple[ActionKind, str, str | None]] = []
+    command = " ".join(passed.targets[0].argv)[:300] if passed.targets and passed.targets[0].argv else passed.command[:300]
     for b in failed.targets:
         a = next((a for a in passed.targets if a.covers(b) and a.argv and b.argv), None)
         if a is None or a.argv == b.argv:
@@ -312,10 +316,18 @@ def _rerun_changes(failed: Run | None, passed: Run, ep: Episode) -> tuple[Action
                  for x in a.argv[1:] if x.startswith("-") and x not in b.argv and x not in DIAGNOSTIC_FLAGS]
         moves += [(ActionKind.FLAG_REMOVED, x, None)
                   for x in b.argv[1:] if x.startswith("-") and x not in a.argv and x not in DIAGNOSTIC_FLAGS]
-        f, command = ep.first, " ".join(a.argv)[:300]
-        return tuple(Action(kind, name, value, f.session, passed.seq, f.source, f.line, command, raw=passed.command)
-                     for kind, name, value in moves)
-    return ()
+        command = " ".join(a.argv)[:300]
+        break
+    moves += [(ActionKind.FLAG_CHANGED, o, n) for o, n in _corrected_operands(_operands(failed), _operands(passed), f.text)]
+    return tuple(Action(kind, name, value, f.session, passed.seq, f.source, f.line, command, raw=passed.command)
+                 for kind, name, value in moves)
+
+
+def _operands(run: Run) -> list[str]:
+    """Every operand of every command of the call (`git add a b && git add c`), in order."""
+    from logsleuth.actions.shellparse import commands
+
+    return [x for c in commands(run.command) for x in c.argv[1:] if not x.startswith("-")]
 
 
 def _made_permanent(fixed: Sequence[Action], run: Run, fixes: Sequence[Action]) -> tuple[Action, ...]:
@@ -418,18 +430,34 @@ def _drops_named_operand(failed: Run, rerun: Run, ep: Episode) -> bool:
     """The re-run left out the operand the failure named (`git add a b c.css` refused the ignored
     `c.css`'s folder; `git add a b` then passed): it went round the failure, it did not clear it."""
     text = ep.first.text
-    after = {x for t in rerun.targets for x in t.argv[1:] if not x.startswith("-")}
-    if not after:  # a bare `make` / `pytest` runs its whole default set, the named operand included
-        return False
-    for t in failed.targets:
-        for o in t.argv[1:]:
-            if o.startswith("-") or len(o) < 4 or o in after:
-                continue
-            parts = o.rstrip("/").split("/")
-            named = o in text or any("/".join(parts[:k]) in text for k in range(2, len(parts)) if "/" in o)
-            if named:
-                return True
-    return False
+    if not {x for t in rerun.targets for x in t.argv[1:] if not x.startswith("-")}:
+        return False  # a bare `make` / `pytest` runs its whole default set, the named operand included
+    after = set(_operands(rerun))
+    bases = {_base(x) for x in after}
+    return any(len(o) >= 4 and o not in after and _base(o) not in bases and _named_in(o, text) for o in _operands(failed))
+
+
+def _corrected_operands(before: Sequence[str], after: Sequence[str], text: str) -> list[tuple[str, str]]:
+    """(operand the failure named, the operand given instead): same file name, another path."""
+    new = [n for n in after if n not in before]
+    out = []
+    for o in before:
+        if o in after or len(o) < 4 or not _named_in(o, text):
+            continue
+        n = next((n for n in new if _base(n) == _base(o)), None)
+        if n is not None:
+            out.append((o, n))
+    return out
+
+
+def _base(path: str) -> str:
+    return path.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _named_in(operand: str, text: str) -> bool:
+    """The failure's text names the operand, or a folder of its path (`priv/static/assets`)."""
+    parts = operand.rstrip("/").split("/")
+    return operand in text or ("/" in operand and any("/".join(parts[:k]) in text for k in range(2, len(parts))))
 
 
 def any_between(seqs: Sequence[int], lo: int, hi: int) -> bool:
