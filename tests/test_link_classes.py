@@ -5,6 +5,8 @@ decide it, so that the rule, not the session, is what the test holds."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from logsleuth.ingest.base import EventSink
@@ -189,3 +191,23 @@ def test_a_way_out_refused_is_not_a_pivot() -> None:
     """rec-rowsoftmax: 'I will not fake it (no CPU fallback, no skip)'."""
     assert not _announces_pivot("I will not fake it (no CPU fallback, no skip, no loosened check).")
     assert _announces_pivot("No GPU here, so I'll fall back to the CPU path for the test.")
+
+
+def test_the_success_shown_is_the_asked_for_target_passing() -> None:
+    """rec-shardprep: `pip install -r requirements.txt` ("Successfully installed …") came before the
+    `pytest` run the user asked for; the story's success is pytest's."""
+    sink = EventSink(S, "s.jsonl")
+    sink.add(line=1, role="user", kind="text", text="Can you get the tests (`.venv/bin/pytest`) passing?")
+    steps = [(".venv/bin/pytest", "E   ImportError: numpy.core.multiarray failed to import\n1 error in 0.2s", 1),
+             ("sed -i 's/^opencv==4.9$/opencv==4.10/' requirements.txt", "", 0),
+             (".venv/bin/pip install -r requirements.txt", "Successfully installed opencv-4.10", 0),
+             (".venv/bin/pytest", "6 passed in 0.6s", 0)]
+    for i, (command, output, code) in enumerate(steps):
+        sink.add(line=2 * i + 2, role="assistant", kind="tool_call", text=command, tool="Bash", call_id=f"c{i}")
+        sink.add(line=2 * i + 3, role="tool", kind="tool_result", text=output, call_id=f"c{i}", exit_code=code)
+    f = _finding(2, "E   ImportError: numpy.core.multiarray failed to import", "numpy_abi_mismatch", 86)
+    ok = [dataclasses.replace(_finding(6, "Successfully installed opencv-4.10", "package_installed", 30),
+                              severity=Severity.SUCCESS),
+          dataclasses.replace(_finding(8, "6 passed in 0.6s", "tests_passed", 30), severity=Severity.SUCCESS)]
+    g = link(sink.frame(), [f, *ok], [_edit(3, "requirements.txt", steps[1][0])])
+    assert g.first_success is not None and g.first_success.seq == 8

@@ -580,7 +580,11 @@ def goal_passed(
     if not passed:
         return False, None
     last_fail = max((ep.occurrences[-1] for ep in episodes), default=-1)
-    return True, next((r for r in goals if r.seq > last_fail and r.status is RunStatus.PASSED), None)
+    after = [r for r in goals if r.seq > last_fail and r.status is RunStatus.PASSED]
+    # the success to show is the asked-for target's (`pytest` passing), not a step on the way to it
+    # (`pip install -r requirements.txt` printing "Successfully installed")
+    asked = next((r for r in after if any(t.name in requested for t in r.targets)), None) if finals else None
+    return True, asked or next(iter(after), None)
 
 
 def outcome_from_goal(passed: bool, episodes: Sequence[Episode], worked_around: bool, closing: str) -> Outcome:
