@@ -417,24 +417,39 @@ def _findings(
     ev: pl.DataFrame, matches: list[_Match], patterns: Sequence[Pattern], renderer: Renderer,
     warnings: list[str],
 ) -> tuple[list[Finding], pl.DataFrame]:
-    """One finding per (event, pattern, fingerprint), at its first match; plus matched line spans."""
+    """One finding per (event, pattern, fingerprint), at its first match; plus matched line spans.
+    `matches` is consumed (emptied)."""
     # spans as three flat int arrays (row, first and last line offset), expanded in polars: a
     # tuple per matched line was ~100 bytes each, millions of them on an error-dense log
     span_row, span_first, span_last = array("q"), array("q"), array("q")
     if not matches:
         return [], pl.DataFrame({"_row": [], "off": []}, schema={"_row": pl.UInt32, "off": pl.Int64})
-    rows = sorted({m.row for m in matches})
-    meta = ev.filter(pl.col("_row").is_in(rows)).select(
+    # walked in (row, pid, pos) order, last first, each match dropped once used: the matches of
+    # a dense log (~80 MB of them) make way for the findings instead of being held beside them
+    matches.reverse()  # so that popping gives equal keys in their first order, as a stable sort
+    matches.sort(key=lambda m: (m.row, m.pid, m.pos), reverse=True)
+    rows = np.unique(np.fromiter((m.row for m in matches), np.int64, len(matches)))
+    meta = ev.filter(pl.col("_row").is_in(pl.Series(rows, dtype=pl.UInt32).implode())).select(
         "_row", "session", "seq", "source", "line", "ts", pl.col("kind").cast(pl.Utf8)
     )
-    info = {r[0]: r[1:] for r in meta.iter_rows()}
+    # the matched rows' columns, looked up by position (a dict of a tuple per row was ~40 MB)
+    meta_rows = meta["_row"].to_list()
+    sessions, seqs, sources, lines, stamps, kinds = (meta[c].to_list() for c in ("session", "seq", "source", "line", "ts", "kind"))
+    del meta
     texts = _RowTexts(ev["text"])  # matches come row by row: one row's text at a time
     rendered: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[str, tuple[str, ...]]] = {}
     shared: dict[tuple[int, tuple[tuple[str, str], ...]], dict[str, str]] = {}
-    seen: set[tuple[int, int, str]] = set()
+    seen: set[tuple[int, str]] = set()  # (pid, fingerprint) of the current row's findings
     out: list[Finding] = []
-    for m in sorted(matches, key=lambda m: (m.row, m.pid, m.pos)):
-        session, seq, source, line, ts, kind = info[m.row]
+    row, at = -1, -1
+    while matches:
+        m = matches.pop()
+        if m.row != row:  # the next matched row: the next of meta's rows (both ascend)
+            row, seen = m.row, set()
+            at += 1
+            while meta_rows[at] != row:
+                at += 1
+        session, seq, source, line, ts, kind = sessions[at], seqs[at], sources[at], lines[at], stamps[at], kinds[at]
         text = texts[m.row]
         first_off = text.count("\n", 0, m.pos)
         last_off = first_off + text.count("\n", m.pos, max(m.end - 1, m.pos))
@@ -443,9 +458,9 @@ def _findings(
         span_last.append(last_off)
         p = patterns[m.pid]
         fp = fingerprint(p.id, m.captures, p.fingerprint)
-        if (m.row, m.pid, fp) in seen:
+        if (m.pid, fp) in seen:
             continue
-        seen.add((m.row, m.pid, fp))
+        seen.add((m.pid, fp))
         key = (m.pid, tuple(sorted(m.captures.items())))
         if key not in rendered:
             rendered[key] = _render(renderer, p, m.captures, warnings)

@@ -171,6 +171,17 @@ def pem_body_rows(texts: pl.Series) -> list[str]:
 SMALL_KNOWN_TEST = 50_000  # strings × known values up to which the known-value test runs in Python
 
 
+TEST_CHUNK = 20_000  # strings per vectorised test: a Series of every string of 200k findings was ~200 MB
+
+
+def _tested(redactor: Redactor, strings: list[str], **which: bool) -> list[bool]:
+    """`Redactor.maybe_secret` of each string (a test per string), a chunk of strings at a time."""
+    out: list[bool] = []
+    for i in range(0, len(strings), TEST_CHUNK):
+        out.extend(redactor.maybe_secret(pl.Series(strings[i:i + TEST_CHUNK], dtype=pl.Utf8), **which).tolist())
+    return out
+
+
 def _learn(
     redactor: Redactor, parts: dict[str, Any], rules: Mapping[str, bool] | None = None
 ) -> tuple[_Masker, frozenset[str], set[str]]:
@@ -187,14 +198,15 @@ def _learn(
             with_frames.add(name)
     strings = list(dict.fromkeys(x for x in collect.items if isinstance(x, str)))
     rules = rules or {}
-    untested = [s for s in strings if s not in rules]
-    maybe = {s: rules[s] for s in strings if s in rules}
+    untested = [s for s in strings if s not in rules] if rules else strings
+    # the strings a rule may match (a set of the few, not a flag for each of a million strings)
+    maybe = {s for s in strings if rules.get(s, False)} if rules else set()
     if untested:
-        maybe.update(zip(untested, redactor.maybe_secret(pl.Series(untested, dtype=pl.Utf8), known=False).tolist(),
-                         strict=True))
+        maybe.update(s for s, hit in zip(untested, _tested(redactor, untested, known=False), strict=True) if hit)
+    del untested
     for item in collect.items:
         if isinstance(item, str):
-            if maybe[item]:
+            if item in maybe:
                 redactor.learn(item)
         else:
             for text in item:
@@ -206,8 +218,8 @@ def _learn(
     elif len(strings) * len(values) <= SMALL_KNOWN_TEST:  # a few rows: a polars query costs more
         known = [any(v in s for v in values) for s in strings]
     else:
-        known = redactor.maybe_secret(pl.Series(strings, dtype=pl.Utf8), rules=False).tolist()
-    changing = frozenset(s for s, hit in zip(strings, known, strict=True) if hit or maybe[s])
+        known = _tested(redactor, strings, rules=False)
+    changing = frozenset(s for s, hit in zip(strings, known, strict=True) if hit or s in maybe)
     return collect, changing, with_frames
 
 
@@ -219,7 +231,9 @@ def _mask_parts(
     and no string redaction changes is returned as it is (its walk would rebuild the same objects).
     The parts named in `learn_only` teach their secrets but are not masked (not returned)."""
     collect, changing, with_frames = _learn(redactor, parts, rules)
-    masker = _Masker(redactor, rows=collect.rows, changing=changing)
+    rows = collect.rows  # the walk's strings and objects are freed before the second walk makes its own
+    del collect
+    masker = _Masker(redactor, rows=rows, changing=changing)
     for obj in keep:
         masker.memo[id(obj)] = obj
     return {name: masker(value) if changing or name in with_frames else value

@@ -102,10 +102,12 @@ def render_markdown(an: Analysis, *, redact: bool = True, redact_hosts: bool = F
         # events table freed before the report is redacted and the template runs
         del an
         report, n = redacted(report, redact, redact_hosts)
-        text = template_env().get_template("postmortem.md.j2").render(**template_vars(report, "md"),
-                                                                     redactions=masked + n)
+        text = str(template_env().get_template("postmortem.md.j2").render(**template_vars(report, "md"),
+                                                                         redactions=masked + n))
+        # the report (and the analysis' findings it carries) freed before the document is read
+        del report
         # transcript text never writes live HTML into the markdown (render/mdsafe.py)
-        return inert_html(str(text))
+        return inert_html(text)
 
 
 def render_html(an: Analysis, *, redact: bool = True, redact_hosts: bool = False) -> str:

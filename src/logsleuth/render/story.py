@@ -9,12 +9,14 @@ event that supports it; templates print it as `[msg N]`.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
+import polars as pl
 
 from logsleuth.analysis import Analysis
 from logsleuth.clip import first_lines
@@ -95,9 +97,11 @@ class Story:
         self.facts = facts if facts is not None else session_facts(an)
         self.g = an.graph
         self.events = an.events  # `Analysis.events` filters the transcript on every access
-        rows = event_rows(self.events)
-        self.rows = rows
-        self.by_seq = {r["seq"]: r for r in rows}
+        self._rows: list[EventRow] | None = None
+        # calls and their results from those events only: a row per event (and a dict by seq) of
+        # a million-line log was ~190 MB, for a report that reads a few hundred of them
+        kind = pl.col("kind").cast(pl.Utf8)
+        rows = event_rows(self.events.filter(kind.is_in(["tool_call", "tool_result"])))
         calls = {r["call_id"]: r["seq"] for r in rows if r["kind"] == "tool_call" and r["call_id"]}
         self.result_of: dict[int, EventRow] = {}
         for r in rows:
@@ -124,6 +128,17 @@ class Story:
             self._call_of.setdefault(res["seq"], call_seq)
         self._stuck: list[Sentence] | None = None
         self.judge = Judge(self)  # checks claims against what followed (render/verdicts.py)
+
+    @property
+    def rows(self) -> list[EventRow]:
+        """Every event as a row, in seq order (made when first asked: `explain` reads them)."""
+        if self._rows is None:
+            self._rows = event_rows(self.events)
+        return self._rows
+
+    @functools.cached_property
+    def by_seq(self) -> dict[int, EventRow]:
+        return {r["seq"]: r for r in self.rows}
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -156,14 +171,15 @@ class Story:
     # -- sections --------------------------------------------------------------------------
 
     def intro(self) -> Intro:
-        rows = self.rows
         span = self.facts.span
-        messages = sum(1 for r in rows if r["kind"] in ("text", "tool_call") and r["role"] in ("user", "assistant"))
+        messages = self.events.filter(
+            pl.col("kind").cast(pl.Utf8).is_in(["text", "tool_call"]) & pl.col("role").cast(pl.Utf8).is_in(["user", "assistant"])
+        ).height
         return Intro(
             goal=self.facts.goal,
             machine=self.facts.machine,
             stack=self.facts.stack,
-            events=len(rows),
+            events=self.events.height,
             messages=messages,
             minutes=span.minutes,
             duration=span.words,
