@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from logsleuth.actions.extract import shell_edit_texts
 from logsleuth.ingest.base import EventSink
 from logsleuth.ingest.tools import edit_texts
 from logsleuth.link import find_pivots, link
@@ -315,7 +316,8 @@ def test_one_output_with_failures_in_two_areas_is_two_failures_in_print_order(re
 def test_an_inline_suppression_written_is_a_pivot(raw: str, pivot: bool) -> None:
     """A linter, type checker or test told to look away from one place (spotter-a0y, real: a
     `credo:disable-for-next-line` written instead of the alias credo asked for)."""
-    added, removed = edit_texts(raw)  # what ingest (an edit tool) or the actions stage (a shell edit) reads
+    # what ingest reads of an edit tool or a patch, or the actions stage of a shell edit
+    added, removed = edit_texts(raw) if raw.startswith(("{", "***")) else shell_edit_texts(raw)
     a = Action(ActionKind.FILE_EDIT, "f", "edit", "s", 3, "", 0, "edit f", raw=raw, added=added, removed=removed)
     assert bool(find_pivots([a])) is pivot
 

@@ -9,8 +9,8 @@ import dataclasses
 
 import pytest
 
+from logsleuth.actions.extract import shell_edit_texts
 from logsleuth.ingest.base import EventSink
-from logsleuth.ingest.tools import edit_texts
 from logsleuth.link import link
 from logsleuth.link.causes import cause_line
 from logsleuth.link.resolution import _announces_pivot, _expected, outcome_from_goal
@@ -57,7 +57,7 @@ def _session(*steps: tuple[str, str, int]) -> object:
 
 
 def _edit(seq: int, path: str, command: str) -> Action:
-    added, removed = edit_texts(command)  # as the actions stage reads a shell edit
+    added, removed = shell_edit_texts(command)  # as the actions stage reads a shell edit
     return Action(ActionKind.FILE_EDIT, path, "sed", S, seq, "s.jsonl", seq + 1, command, raw=command, added=added,
                   removed=removed)
 

@@ -24,6 +24,8 @@ class Draft:
     pkg: PkgCmd | None = None
     req: Req | None = None
     launch: LaunchInfo | None = None
+    added: str = ""  # an edit's text written, where the command says it (`sed s/old/new/`, a heredoc)
+    removed: str = ""  # and the text it replaced
 
 
 INVESTIGATE = frozenset({
@@ -183,7 +185,8 @@ def _edit(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None
         for r in writes:
             verb = "append" if r.op.endswith(">>") else "write"
             n = body.count("\n") if body is not None else 0
-            out.append(Draft(K.FILE_EDIT, r.target, f"{verb} {n} lines" if body is not None else verb, text))
+            out.append(Draft(K.FILE_EDIT, r.target, f"{verb} {n} lines" if body is not None else verb, text,
+                             added=body or ""))
         return out
     if prog == "tee":
         files = [f for f in operands(args) if not _is_log(f)]
@@ -276,7 +279,14 @@ def _sed(args: list[str], text: str) -> list[Draft]:
     if not scripts and rest:
         scripts, rest = [rest[0]], rest[1:]
     summary = ("sed " + "; ".join(scripts))[:100]
-    return [Draft(K.FILE_EDIT, f, summary, text) for f in rest] or [Draft(K.RUN, "sed", summary, text)]
+    subs = [m for script in scripts for m in _SED_SUB.findall(script)]
+    added, removed = "\n".join(new for _, _, new in subs), "\n".join(old for _, old, _ in subs)
+    return ([Draft(K.FILE_EDIT, f, summary, text, added=added, removed=removed) for f in rest]
+            or [Draft(K.RUN, "sed", summary, text)])
+
+
+# one `s<d>old<d>new<d>` expression of a sed script (escaped delimiters stay inside)
+_SED_SUB = re.compile(r"(?<!\w)s([/|#,:@!])((?:\\.|(?!\1).)*?)\1((?:\\.|(?!\1).)*?)\1[gIip0-9]*")
 
 
 def _is_log(path: str) -> bool:

@@ -71,7 +71,7 @@ def extract_actions(events: pl.DataFrame) -> list[Action]:
                     out.append(Action(K(kind), flag, value, command=d.command, previous=old, **base))
                 launched[key] = d.launch.flags
             elif d.kind is K.FILE_EDIT:
-                added, removed = edited_texts(call, row["text"] or d.command) if call is not None else ("", "")
+                added, removed = edited_texts(call, d, row["text"] or d.command) if call is not None else ("", "")
                 out.append(Action(d.kind, d.subject, d.value, command=d.command, added=added, removed=removed,
                                   **base))
             else:
@@ -79,12 +79,20 @@ def extract_actions(events: pl.DataFrame) -> list[Action]:
     return out
 
 
-def edited_texts(call: ToolCall, raw: str) -> tuple[str, str]:
+def edited_texts(call: ToolCall, d: Draft, raw: str) -> tuple[str, str]:
     """(text added, text removed) by a file edit: an edit tool's as ingest read them, a shell
-    edit's (`sed -i s/old/new/`, `cat > f <<EOF`) from the command as issued."""
+    edit's as its parsed command says (`sed -i s/old/new/`, a heredoc's body), else the command."""
     if call.kind is ToolKind.EDIT:
         return call.added or "", call.removed or ""
+    if d.added or d.removed:
+        return d.added, d.removed
     return edit_texts(raw)
+
+
+def shell_edit_texts(command: str) -> tuple[str, str]:
+    """What the first edit of a shell command writes and replaces, as `extract_actions` reads it."""
+    d = next((d for d in shell_drafts(command) if d.kind is K.FILE_EDIT), None)
+    return (d.added, d.removed) if d is not None and (d.added or d.removed) else (command, "")
 
 
 def drafts_for_call(tool: str | None, text: str) -> list[Draft]:

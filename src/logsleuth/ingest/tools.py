@@ -271,14 +271,7 @@ def edit_texts(raw: str) -> tuple[str, str]:
         return "\n".join(t for t in added if t), "\n".join(t for t in removed if t)
     if re.search(r"^(\*\*\* (Update|Add) File:|\+\+\+ )", raw, re.M):
         return _patch_texts(raw)
-    subs = _SED_SUB.findall(raw) if re.search(r"\bsed\b[^|;&]*\s-i", raw) else []
-    if subs:  # `sed -i 's/old/new/'`: what it replaces, and with what
-        return "\n".join(new for _, _, new in subs), "\n".join(old for _, old, _ in subs)
     return raw, ""
-
-
-# one `s<d>old<d>new<d>` expression of sed (escaped delimiters stay inside)
-_SED_SUB = re.compile(r"(?<!\w)s([/|#,:@!])((?:\\.|(?!\1).)*?)\1((?:\\.|(?!\1).)*?)\1[gIip0-9]*")
 
 
 def _patch_texts(patch: str) -> tuple[str, str]:
