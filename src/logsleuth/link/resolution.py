@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
@@ -323,11 +324,17 @@ def _rerun_changes(failed: Run | None, passed: Run, ep: Episode) -> tuple[Action
                  for kind, name, value in moves)
 
 
-def _operands(run: Run) -> list[str]:
+def _operands(run: Run) -> tuple[str, ...]:
     """Every operand of every command of the call (`git add a b && git add c`), in order."""
+    return _operands_of(run.command)
+
+
+@functools.lru_cache(maxsize=4096)
+def _operands_of(command: str) -> tuple[str, ...]:
+    # parsed once per call: each failure asks it of every later run of its target
     from logsleuth.actions.shellparse import commands
 
-    return [x for c in commands(run.command) for x in c.argv[1:] if not x.startswith("-")]
+    return tuple(x for c in commands(command) for x in c.argv[1:] if not x.startswith("-"))
 
 
 def _made_permanent(fixed: Sequence[Action], run: Run, fixes: Sequence[Action]) -> tuple[Action, ...]:
