@@ -9,8 +9,9 @@ least its own category) — so a new pattern cannot silently steal another's err
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 
@@ -130,25 +131,26 @@ def _winner_checks(library: PatternLibrary) -> list[ExampleResult]:
     return out
 
 
-def fact_example_checks(facts: FactLibrary) -> list[ExampleResult]:
-    """Every example of every fact pattern (patterns/_facts), as results like the error patterns'."""
+def _each_example(patterns: Iterable[Any], check_one: Callable[[Any, Any, bool], str]) -> list[ExampleResult]:
+    """Every match / no_match example of every pattern (error or fact pattern: both carry an id, a
+    path and their examples), checked by `check_one(pattern, example, expect_match)`."""
     out: list[ExampleResult] = []
-    for p in facts.patterns:
+    for p in patterns:
         for check, examples, expect in (("match", p.match_examples, True), ("no_match", p.no_match_examples, False)):
             for i, ex in enumerate(examples):
-                msg = check_fact_example(p, ex, expect)
+                msg = check_one(p, ex, expect)
                 out.append(ExampleResult(p.id, check, i, msg == "", msg, p.path, ex.line))
     return out
 
 
+def fact_example_checks(facts: FactLibrary) -> list[ExampleResult]:
+    """Every example of every fact pattern (patterns/_facts), as results like the error patterns'."""
+    return _each_example(facts.patterns, check_fact_example)
+
+
 def example_checks(library: PatternLibrary, *, whole_library: bool = True) -> list[ExampleResult]:
     """Run every example of every pattern; with whole_library, also the 'won by its own' check."""
-    out: list[ExampleResult] = []
-    for p in library.patterns:
-        for check, examples, expect in (("match", p.match_examples, True), ("no_match", p.no_match_examples, False)):
-            for i, ex in enumerate(examples):
-                msg = check_example(p, ex, expect)
-                out.append(ExampleResult(p.id, check, i, msg == "", msg, p.path, ex.line))
+    out = _each_example(library.patterns, check_example)
     if whole_library and library.patterns:
         out.extend(_winner_checks(library))
     return sorted(out, key=lambda r: (r.pattern, r.check, r.index))
