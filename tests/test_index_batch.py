@@ -56,8 +56,20 @@ def _inputs(tmp: Path) -> list[Path]:
     return out + sorted(logs.iterdir())
 
 
-def test_a_batch_gives_every_input_the_rows_it_gets_alone(tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
-    tasks = [Task(str(p), "sha", p.stat().st_size) for p in _inputs(tmp_path)]
+@pytest.mark.parametrize("walked", [False, True])
+def test_a_batch_gives_every_input_the_rows_it_gets_alone(tmp_path: Path, lib, walked: bool) -> None:  # type: ignore[no-untyped-def]
+    """`walked`: the tasks carry the reader the parent's folder walk detected (as `index` sends
+    them), so the batch does not probe and detect each input again: the same rows."""
+    from logsleuth import ingest
+
+    inputs = _inputs(tmp_path)
+    readers: dict[str, str | None] = {}
+    if walked:
+        for folder in sorted({str(p.parent) for p in inputs}):
+            ingest.discover(folder)
+        readers = {str(p): ingest.detected_reader(str(p)) for p in inputs}
+        assert sum(r == "text" for r in readers.values()) > 100 and any(r not in (None, "text") for r in readers.values())
+    tasks = [Task(str(p), "sha", p.stat().st_size, readers.get(str(p))) for p in inputs]
     together = analyse_batch(tasks, lib)
     compared = 0
     for task, got in zip(tasks, together, strict=True):

@@ -101,3 +101,64 @@ def test_a_batch_travels_as_one_frame_and_comes_back_the_same() -> None:
     odd = [analyse_mod.FileOutcome(analyse_mod.FileResult(frame(1), "text", 1, 0)),
            analyse_mod.FileOutcome(analyse_mod.FileResult(pl.DataFrame({"x": [1]}), "text", 1, 0))]
     assert [o.result.frame.equals(b.result.frame) for o, b in zip(odd, pool._unpack(pool._pack(odd)), strict=True)] == [True, True]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("count", [5000, 5 * pool.BATCH_FILES // 2])
+def test_small_inputs_are_cut_into_batches_each_worker_gets_as_many_of(count: int) -> None:
+    """Full batches would leave a worker idle for the last round (5 batches on 2 workers)."""
+    tasks = [analyse_mod.Task(f"f{i}", "sha", 1024) for i in range(count)]
+    one = pool.batches(tasks)
+    full = pool.BATCH_FILES
+    assert [len(g) for g in one] == [full] * (count // full) + [count % full] * bool(count % full)
+    two = pool.batches(tasks, jobs=2)
+    sizes = [len(g) for g in two]
+    assert len(two) % 2 == 0 and max(sizes) - min(sizes) < len(two) and max(sizes) <= pool.BATCH_FILES
+    assert [t for g in two for t in g] == tasks  # in order, none lost
+
+
+@pytest.mark.parametrize("tmp_writable", [True, False])
+def test_workers_get_the_library_by_file_and_single_threaded_polars(lib, monkeypatch, tmp_writable: bool) -> None:  # type: ignore[no-untyped-def]
+    import tempfile
+
+    monkeypatch.delenv(pool.POLARS_THREADS_ENV, raising=False)
+    if not tmp_writable:  # no temporary folder: the library goes through the pipe instead
+        def no_tmp(*a, **k):  # type: ignore[no-untyped-def]
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.setattr(tempfile, "mkstemp", no_tmp)
+    workers = pool.Workers(lib, 2)
+    try:
+        assert os.path.exists(workers.path) if tmp_writable else workers.path == ""
+        assert workers.pool.submit(_env, pool.POLARS_THREADS_ENV).result() == "1"
+        assert pool.POLARS_THREADS_ENV not in os.environ  # this process's environment is left as it was
+        assert workers.pool.submit(_library_size).result() == len(lib.patterns)
+    finally:
+        workers.close()
+    assert not workers.path or not os.path.exists(workers.path)
+
+
+def _env(name: str) -> str | None:
+    return os.environ.get(name)
+
+
+def _library_size() -> int:
+    assert pool._LIBRARY is not None
+    return len(pool._LIBRARY.patterns)
+
+
+def test_a_new_index_of_many_files_starts_its_workers_first(corpus: Path, tmp_path: Path, lib, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    started: list[pool.Workers] = []
+    real = pool.Workers
+
+    class Spy(real):  # type: ignore[misc,valid-type]
+        def __init__(self, *a, **k):  # type: ignore[no-untyped-def]
+            super().__init__(*a, **k)
+            started.append(self)
+
+    monkeypatch.setattr(pool, "Workers", Spy)
+    monkeypatch.setattr(pool, "MIN_PARALLEL_FILES", 3)
+    first = indexer.build([str(corpus)], tmp_path / "db", library=lib, jobs=2)
+    assert len(started) == 1 and first.errors == [] and first.files == 5
+    assert not os.path.exists(started[0].path)  # the library's temporary file is gone with the workers
+    again = indexer.build([str(corpus)], tmp_path / "db", library=lib, jobs=2)
+    assert len(started) == 1 and again.unchanged == 5  # nothing new: no worker started

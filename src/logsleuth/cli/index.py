@@ -58,42 +58,6 @@ def _summary_text(s: Any) -> str:
     return "\n".join(lines)
 
 
-def _unused_inputs(roots: list[str]) -> list[str]:
-    """Files under the folders given that no reader could use, each with why (empty, binary, …).
-
-    Text files that are simply not logs (README.md, code) are left out on purpose, not reported."""
-    import os
-
-    from logsleuth import ingest
-    from logsleuth.ingest import _reject_unreadable
-    from logsleuth.ingest.base import make_probe
-    from logsleuth.ingest.detect import detect
-
-    out: list[str] = []
-    for root in roots:
-        if not os.path.isdir(root):
-            continue
-        taken = set(ingest.discover(root))
-        for dirpath, dirnames, filenames in os.walk(root):
-            dirnames[:] = sorted(d for d in dirnames if os.path.join(dirpath, d) not in taken and d != "subagents")
-            for name in sorted(filenames):
-                child = os.path.join(dirpath, name)
-                if child in taken:
-                    continue
-                if not os.path.isfile(child):  # a FIFO (opening it blocks until a writer comes), a socket
-                    out.append(f"{child}: not a regular file (skipped)")
-                    continue
-                try:
-                    probe = make_probe(child)
-                    _reject_unreadable(probe)
-                    detect(probe)
-                except InputError as exc:
-                    out.append(exc.one_line())
-                except OSError as exc:
-                    out.append(f"{child}: {exc.strerror or exc}")
-    return sorted(out)
-
-
 @app.command()
 def index(
     paths: list[str] = typer.Argument(None, help="Transcripts, logs or folders (searched recursively)."),
@@ -128,7 +92,6 @@ def index(
         roots += found
     if not roots:
         raise UsageError("nothing to index", hint="give PATH… or --auto")
-    unused = _unused_inputs(roots)
     with _progress_bar() as progress:
         summary = build(
             roots, db, library=library(tuple(patterns), builtin), wait=not no_wait, force=force, keep_deleted=keep_deleted, progress=progress,
@@ -137,9 +100,9 @@ def index(
     if output_format is TableOrJson.json:
         from logsleuth import jsonout
 
-        emit(jsonout.dumps(summary.to_dict() | {"not_used": unused}))
+        emit(jsonout.dumps(summary.to_dict() | {"not_used": summary.not_used}))
     else:
-        emit(_summary_text(summary) + "".join(f"\nnot used: {u}" for u in unused))
+        emit(_summary_text(summary) + "".join(f"\nnot used: {u}" for u in summary.not_used))
     if summary.errors and not (summary.files or summary.unchanged):
         raise typer.Exit(int(ExitCode.INPUT))
 

@@ -27,6 +27,7 @@ class Task:
     source: str
     sha: str
     size: int
+    reader: str | None = None  # the reader the run's folder walk detected (ingest.detected_reader)
 
 
 @dataclass(frozen=True, slots=True)

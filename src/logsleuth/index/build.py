@@ -17,9 +17,17 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from logsleuth.errors import InputError, Location
-from logsleuth.index import compact, sidecar_write
+from logsleuth.index import compact, pool, sidecar_write
 from logsleuth.index.compact import write_atomic
-from logsleuth.index.files import Stat, content_hash, default_dir, default_origin, discover, stat_of
+from logsleuth.index.files import (
+    Stat,
+    content_hash,
+    default_dir,
+    default_origin,
+    discover,
+    members_of,
+    stat_of,
+)
 from logsleuth.index.lock import locked
 from logsleuth.index.parts import batch_part_name, part_name, split_shared
 from logsleuth.index.schema import (
@@ -66,6 +74,7 @@ class Summary:  # an accumulator, filled in as the run goes
     errors: list[str] = field(default_factory=list)
     total_files: int = 0  # in the index after the run
     total_findings: int = 0
+    not_used: list[str] = field(default_factory=list)  # files under the folders no reader can use (ingest.discover)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -110,14 +119,15 @@ class _Builder:
 
     def current(self, key: str, path: Path) -> tuple[bool, Stat, str | None]:
         """(unchanged?, stat, sha if computed). The cheap size+mtime check first, the hash only if needed."""
-        st = stat_of(path)
+        members = members_of(path)  # listed once for the stat and the hash
+        st = stat_of(path, members)
         prev = self.rows.get((self.origin, key))
         fresh = prev is not None and not self.force and prev["library"] == self.lib and prev["version"] == INDEX_VERSION
         if fresh and prev is not None and prev["part"] and not (self.db / prev["part"]).is_file():
             fresh = False  # its part was lost (deleted, a damaged disk): analyse the input again
         if fresh and prev is not None and (prev["size"], prev["mtime_ns"]) == (st.size, st.mtime_ns):
             return True, st, prev["sha256"]
-        sha = content_hash(path)
+        sha = content_hash(path, members)
         if fresh and prev is not None and prev["sha256"] == sha:
             self.rows[(self.origin, key)] = {**prev, "size": st.size, "mtime_ns": st.mtime_ns}  # touched, same content
             self.dirty = True
@@ -250,8 +260,6 @@ def build(
     processes for the analysis (index.pool; default: the cores, at most 4).
     """
     from logsleuth.analysis import load_library
-    from logsleuth.index import pool
-    from logsleuth.index.analyse import Task, error_line
 
     db = Path(db) if db is not None else default_dir()
     summary = Summary()
@@ -261,15 +269,49 @@ def build(
     (db / PARTS).mkdir(parents=True, exist_ok=True)
     lib = library if library is not None else load_library(pattern_dirs)
     slow = float(os.environ.get(SLOW_ENV) or 0) / 1000
-    _warm_up()
-    with locked(db, wait):
-        b = _Builder(db, lib, force, origin or default_origin())  # the manifest is read under the lock: a waiting run sees the winner's work
+    workers = _fresh_workers(roots, db, lib, jobs, force)
+    try:
+        run = _Run(force=force, keep_deleted=keep_deleted, origin=origin or default_origin(), jobs=jobs, wait=wait, slow=slow)
+        _index(db, roots, lib, run, workers, summary, progress)
+    finally:
+        if workers is not None:
+            workers.close()
+    summary.errors.sort()
+    summary.not_used = sorted(set(summary.not_used))
+    return summary
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """How a run goes (build's options)."""
+
+    force: bool
+    keep_deleted: bool
+    origin: str
+    jobs: int | None
+    wait: bool
+    slow: float  # seconds to sleep between inputs (SLOW_ENV)
+
+
+def _index(
+    db: Path,
+    roots: Sequence[str],
+    lib: PatternLibrary,
+    run: _Run,
+    workers: pool.Workers | None,
+    summary: Summary,
+    progress: Callable[[Progress], None] | None,
+) -> None:
+    if workers is None:  # with workers started already, this process analyses nothing itself
+        _warm_up()
+    with locked(db, run.wait):
+        b = _Builder(db, lib, run.force, run.origin)  # the manifest is read under the lock: a waiting run sees the winner's work
         b.collect_garbage()
         inputs: dict[str, str] = {}  # absolute key -> source as given
         scanned: list[str] = []
         for root in roots:
             try:
-                found = discover(root)
+                found = discover(root, summary.not_used)
             except InputError as exc:
                 summary.errors.append(exc.one_line())
                 continue
@@ -278,76 +320,123 @@ def build(
                 summary.errors.append(f"{root}: no transcript or log found")
             for source in found:
                 inputs.setdefault(os.path.abspath(source), source)
-        if not keep_deleted:
+        if not run.keep_deleted:
             for o, key in sorted(b.rows):
                 if o == b.origin and key not in inputs and _under(key, scanned):
                     b.drop(key)
                     summary.removed += 1
         ordered = sorted(inputs.items(), key=lambda kv: kv[1])
-        # plan (stat, hash) in order, then analyse the changed inputs, on several cores when
-        # worth it; results are taken, written and committed in the order of the inputs
-        plan: dict[str, tuple[Stat, Task] | str | None] = {}  # None: unchanged; str: error
-        for key, source in ordered:
-            try:
-                unchanged, st, sha = b.current(key, Path(key))
-                if unchanged:
-                    plan[key] = None
-                else:
-                    assert sha is not None  # `current` hashes whatever it does not skip
-                    plan[key] = (st, Task(source, sha, st.size))
-            except Exception as exc:  # one bad input never aborts the run
-                plan[key] = error_line(source, exc)
-        todo = [p[1] for p in plan.values() if isinstance(p, tuple)]
-        # closed on the way out, whatever happens: no worker outlives the run's lock
-        pending: list[tuple[str, str, Stat, str, FileResult]] = []  # the analysed inputs of the batch under way
-
-        def flush() -> None:
-            try:
-                b.index_many(pending)
-                for _, _, _, _, result in pending:
-                    summary.files += 1
-                    summary.sessions += result.sessions
-                    summary.findings += result.frame.height
-                    summary.skipped_lines += result.skipped
-            except Exception as exc:  # writing the batch's part failed: those inputs only
-                for key, source, _, _, _ in pending:
-                    b.drop(key)
-                    summary.errors.append(error_line(source, exc))
-            pending.clear()
-
-        # closed on the way out, whatever happens: no worker outlives the run's lock
-        with contextlib.closing(pool.analysed(todo, lib, jobs)) as outcomes:
-            for done, (key, source) in enumerate(ordered, start=1):
-                if slow:
-                    time.sleep(slow)
-                step = plan[key]
-                error: str | None = None
-                if step is None:
-                    summary.unchanged += 1
-                elif isinstance(step, str):
-                    error = step
-                else:
-                    out = next(outcomes)
-                    error = out.error
-                    if out.result is not None:
-                        pending.append((key, source, step[0], step[1].sha, out.result))
-                        for warning in out.result.warnings:  # as analyze warns (ingest/coverage.py)
-                            sys.stderr.write(f"logsleuth: warning: {warning}\n")
-                    if out.closes:
-                        flush()
-                if error is not None:
-                    b.drop(key)  # whatever was indexed from it before is stale now
-                    summary.errors.append(error)
-                if not pending:  # a batch's inputs are committed together, with their part
-                    b.maybe_commit()
-                if progress is not None:
-                    progress(Progress(done, len(ordered), source))
-            flush()
+        if workers is None:
+            workers = _early_workers(b, inputs, lib, run.jobs)
+        try:
+            _run(b, ordered, lib, run.jobs, workers, summary, progress, run.slow)
+        finally:
+            if workers is not None:
+                workers.close()
         b.commit(final=True)
         summary.total_files = len(b.rows)
         summary.total_findings = sum(int(r["findings"] or 0) for r in b.rows.values())
-    summary.errors.sort()
-    return summary
+
+
+def _fresh_workers(roots: Sequence[str], db: Path, lib: PatternLibrary, jobs: int | None, force: bool) -> pool.Workers | None:
+    """Workers started first thing for a new index (or --force) over folders holding enough files
+    for them: their start-up (~1 s of imports each) overlaps this process's own imports and its
+    folder walk. Counted by name only (no probing): a guess that at worst starts workers that
+    `pool.analysed` then closes unused."""
+    jobs = pool.default_jobs() if jobs is None else max(1, jobs)
+    if jobs < 2 or not (force or not (db / MANIFEST).exists()):
+        return None
+    count = 0
+    for root in roots:
+        if not os.path.isdir(root):
+            continue
+        for _, _, files in os.walk(root):
+            count += len(files)
+            if pool.worth_workers(count):
+                return pool.Workers(lib, jobs)
+    return None
+
+
+def _early_workers(b: _Builder, inputs: dict[str, str], lib: PatternLibrary, jobs: int | None) -> pool.Workers | None:
+    """Workers started before planning when this many inputs are new to the index (their
+    start-up overlaps the hashing); else `pool.analysed` starts them if the work calls for it."""
+    jobs = pool.default_jobs() if jobs is None else max(1, jobs)
+    new = sum(1 for key in inputs if b.force or (b.origin, key) not in b.rows)
+    return pool.Workers(lib, jobs) if jobs > 1 and pool.worth_workers(new) else None
+
+
+def _run(
+    b: _Builder,
+    ordered: list[tuple[str, str]],
+    lib: PatternLibrary,
+    jobs: int | None,
+    workers: pool.Workers | None,
+    summary: Summary,
+    progress: Callable[[Progress], None] | None,
+    slow: float,
+) -> None:
+    """Plan, analyse, write and commit the inputs of a run, in order (the final commit is the caller's)."""
+    from logsleuth.index.analyse import Task, error_line
+    from logsleuth.ingest import detected_reader
+
+    # plan (stat, hash) in order, then analyse the changed inputs, on several cores when
+    # worth it; results are taken, written and committed in the order of the inputs
+    plan: dict[str, tuple[Stat, Task] | str | None] = {}  # None: unchanged; str: error
+    for key, source in ordered:
+        try:
+            unchanged, st, sha = b.current(key, Path(key))
+            if unchanged:
+                plan[key] = None
+            else:
+                assert sha is not None  # `current` hashes whatever it does not skip
+                plan[key] = (st, Task(source, sha, st.size, detected_reader(source)))
+        except Exception as exc:  # one bad input never aborts the run
+            plan[key] = error_line(source, exc)
+    todo = [p[1] for p in plan.values() if isinstance(p, tuple)]
+    pending: list[tuple[str, str, Stat, str, FileResult]] = []  # the analysed inputs of the batch under way
+
+    def flush() -> None:
+        try:
+            b.index_many(pending)
+            for _, _, _, _, result in pending:
+                summary.files += 1
+                summary.sessions += result.sessions
+                summary.findings += result.frame.height
+                summary.skipped_lines += result.skipped
+        except Exception as exc:  # writing the batch's part failed: those inputs only
+            for key, source, _, _, _ in pending:
+                b.drop(key)
+                summary.errors.append(error_line(source, exc))
+        pending.clear()
+
+    # closed on the way out, whatever happens: no worker outlives the run's lock
+    with contextlib.closing(pool.analysed(todo, lib, jobs, workers)) as outcomes:
+        for done, (key, source) in enumerate(ordered, start=1):
+            if slow:
+                time.sleep(slow)
+            step = plan[key]
+            error: str | None = None
+            if step is None:
+                summary.unchanged += 1
+            elif isinstance(step, str):
+                error = step
+            else:
+                out = next(outcomes)
+                error = out.error
+                if out.result is not None:
+                    pending.append((key, source, step[0], step[1].sha, out.result))
+                    for warning in out.result.warnings:  # as analyze warns (ingest/coverage.py)
+                        sys.stderr.write(f"logsleuth: warning: {warning}\n")
+                if out.closes:
+                    flush()
+            if error is not None:
+                b.drop(key)  # whatever was indexed from it before is stale now
+                summary.errors.append(error)
+            if not pending:  # a batch's inputs are committed together, with their part
+                b.maybe_commit()
+            if progress is not None:
+                progress(Progress(done, len(ordered), source))
+        flush()
 
 
 def _warm_up() -> None:

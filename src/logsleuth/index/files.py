@@ -45,13 +45,14 @@ def auto_roots() -> list[str]:
     return roots
 
 
-def discover(root: str) -> list[str]:
-    """The inputs under `root` (ingest.discover), or an InputError when it does not exist."""
+def discover(root: str, not_used: list[str] | None = None) -> list[str]:
+    """The inputs under `root` (ingest.discover, which also collects `not_used`), or an
+    InputError when it does not exist."""
     from logsleuth import ingest
 
     if not os.path.exists(root):
         raise InputError("no such file or directory", Location(root), "check the path")
-    return ingest.discover(root)
+    return ingest.discover(root, not_used)
 
 
 # ---------------------------------------------------------------- file identity
@@ -63,7 +64,7 @@ class Stat:
     mtime_ns: int
 
 
-def _members(path: Path) -> list[Path]:
+def members_of(path: Path) -> list[Path]:
     """The files an input is read from: a folder's files, a Claude Code session's subagent files,
     an SQLite database's write-ahead log."""
     if path.is_dir():
@@ -79,19 +80,21 @@ def _members(path: Path) -> list[Path]:
     return out
 
 
-def stat_of(path: Path) -> Stat:
+def stat_of(path: Path, members: list[Path] | None = None) -> Stat:
+    """Size and newest mtime of the input's files (`members`: `members_of(path)`, when known)."""
     size = mtime = 0
-    for m in _members(path):
+    for m in members_of(path) if members is None else members:
         st = m.stat()
         size += st.st_size
         mtime = max(mtime, st.st_mtime_ns)
     return Stat(size, mtime)
 
 
-def content_hash(path: Path) -> str:
+def content_hash(path: Path, members: list[Path] | None = None) -> str:
     h = hashlib.sha256()
-    base = path if path.is_dir() else path.parent
-    for m in _members(path):
+    members = members_of(path) if members is None else members
+    base = path if members != [path] and path.is_dir() else path.parent
+    for m in members:
         if m != path:
             h.update(b"\x00" + os.path.relpath(m, base).encode() + b"\x00")
         with open(m, "rb") as f:

@@ -15,6 +15,7 @@ analysed here.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 from collections.abc import Generator, Sequence
@@ -35,20 +36,29 @@ MIN_PARALLEL_BYTES = 32 * 1024 * 1024  # less to analyse than this: starting wor
 MIN_PARALLEL_FILES = 2000  # ... unless there are this many inputs (a small one costs ~5 ms analysed in a batch)
 
 
-BATCH_FILES = 1024  # small inputs analysed in one pass (batch.py) ...
+POLARS_THREADS_ENV = "POLARS_MAX_THREADS"
+BATCH_FILES = 2048  # small inputs analysed in one pass (batch.py) ...
 BATCH_BYTES = 4 * 1024 * 1024  # ... up to this much of them
 
 
-def batches(tasks: Sequence[Task]) -> list[list[Task]]:
+def batches(tasks: Sequence[Task], jobs: int = 1) -> list[list[Task]]:
     """Consecutive small inputs (batch.SMALL_BYTES) grouped for `batch.analyse_batch`;
-    any other input is a batch of its own."""
+    any other input is a batch of its own. With several workers, the small inputs are cut into
+    a multiple of `jobs` batches of about equal count (up to BATCH_FILES each): five full
+    batches on two workers left one of them idle for the last fifth of the run."""
+    import math
+
     from logsleuth.index.batch import SMALL_BYTES
 
+    small = sum(1 for t in tasks if t.size <= SMALL_BYTES)
+    per = BATCH_FILES
+    if jobs > 1 and small:
+        per = math.ceil(small / (jobs * math.ceil(small / (jobs * BATCH_FILES))))
     out: list[list[Task]] = []
     size = 0
     for t in tasks:
-        small = t.size <= SMALL_BYTES
-        if small and out and size + t.size <= BATCH_BYTES and len(out[-1]) < BATCH_FILES and out[-1][-1].size <= SMALL_BYTES:
+        is_small = t.size <= SMALL_BYTES
+        if is_small and out and size + t.size <= BATCH_BYTES and len(out[-1]) < per and out[-1][-1].size <= SMALL_BYTES:
             out[-1].append(t)
             size += t.size
         else:
@@ -84,25 +94,78 @@ def default_jobs() -> int:
     return max(1, min(cores, MAX_JOBS))
 
 
-def analysed(tasks: Sequence[Task], library: PatternLibrary, jobs: int | None = None) -> Generator[FileOutcome, None, None]:
-    """The outcome of every task, in the order of `tasks`."""
-    jobs = default_jobs() if jobs is None else max(1, jobs)
-    few = sum(t.size for t in tasks) < MIN_PARALLEL_BYTES and len(tasks) < MIN_PARALLEL_FILES
+def worth_workers(count: int, size: int = 0) -> bool:
+    """Whether this many inputs of this many bytes are worth starting workers for."""
+    return size >= MIN_PARALLEL_BYTES or count >= MIN_PARALLEL_FILES
+
+
+class Workers:
+    """Worker processes, started before the work is known in full: their start-up (~1 s of
+    imports each) overlaps the parent's planning. The library reaches them through a temporary
+    file: sent as an argument, its ~300 KB filled the pipe, and the parent waited for each
+    worker's imports in turn before it could start the next one."""
+
+    def __init__(self, library: PatternLibrary, jobs: int):
+        import tempfile
+
+        from logsleuth.library.loader import dumps_library
+
+        data = dumps_library(library)
+        self.path = ""
+        try:
+            fd, self.path = tempfile.mkstemp(prefix="logsleuth-library-", suffix=".pickle")
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+        except OSError:  # no writable temporary folder: the bytes go through the pipe (slower start)
+            with contextlib.suppress(OSError):
+                if self.path:
+                    os.unlink(self.path)
+            self.path = ""
+        self.jobs = jobs
+        self.pool = ProcessPoolExecutor(
+            max_workers=jobs,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+            initargs=(self.path or data,),
+        )
+        # the workers are the parallelism: polars' own thread pool in each of them only adds
+        # hand-offs between threads (~5-10 % of a worker's CPU on small inputs), unless the
+        # user set its size
+        saved = os.environ.get(POLARS_THREADS_ENV)
+        os.environ.setdefault(POLARS_THREADS_ENV, "1")
+        try:
+            for _ in range(jobs):  # each submit while no worker is idle spawns one, with this environment
+                self.pool.submit(default_jobs)
+        finally:
+            if saved is None:
+                os.environ.pop(POLARS_THREADS_ENV, None)
+
+    def close(self) -> None:
+        # a run stopped early (an error in the parent, Ctrl-C) does not wait for the queued inputs
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        if self.path:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+
+
+def analysed(
+    tasks: Sequence[Task], library: PatternLibrary, jobs: int | None = None, workers: Workers | None = None
+) -> Generator[FileOutcome, None, None]:
+    """The outcome of every task, in the order of `tasks` (on `workers` when given and the work
+    is worth them; they are closed either way)."""
+    jobs = workers.jobs if workers is not None else default_jobs() if jobs is None else max(1, jobs)
     groups = batches(tasks)
-    if jobs == 1 or len(groups) < 2 or few:
+    if jobs == 1 or len(groups) < 2 or not worth_workers(len(tasks), sum(t.size for t in tasks)):
+        if workers is not None:
+            workers.close()
         for n, group in enumerate(groups):
             yield from _numbered(n, _run(group, library))
         return
-    from logsleuth.library.loader import dumps_library
-
-    pool = ProcessPoolExecutor(
-        max_workers=min(jobs, len(groups)),
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=_start_worker,
-        initargs=(dumps_library(library),),
-    )
+    groups = batches(tasks, jobs)
+    if workers is None:
+        workers = Workers(library, min(jobs, len(groups)))
     try:
-        futures: list[Future[Packed]] = [pool.submit(_work, g) for g in groups]
+        futures: list[Future[Packed]] = [workers.pool.submit(_work, g) for g in groups]
         for n, (group, fut) in enumerate(zip(groups, futures, strict=True)):
             try:
                 yield from _numbered(n, _unpack(fut.result()))
@@ -113,18 +176,25 @@ def analysed(tasks: Sequence[Task], library: PatternLibrary, jobs: int | None = 
                     yield from _numbered(m, _run(rest, library))
                 return
     finally:
-        # a run stopped early (an error in the parent, Ctrl-C) does not wait for the queued inputs
-        pool.shutdown(wait=False, cancel_futures=True)
+        workers.close()
 
 
 _LIBRARY: PatternLibrary | None = None  # a worker's library, sent once when it starts
 
 
-def _start_worker(library: bytes) -> None:
+def _start_worker(source: str | bytes) -> None:
+    """`source`: the library's temporary file, or its bytes."""
     global _LIBRARY
     from logsleuth.library.loader import loads_library
 
-    _LIBRARY = loads_library(library)
+    if isinstance(source, bytes):
+        _LIBRARY = loads_library(source)
+        return
+    try:
+        with open(source, "rb") as f:
+            _LIBRARY = loads_library(f.read())
+    except FileNotFoundError:  # closed before this worker started (the run needed no workers): no task comes
+        _LIBRARY = None
 
 
 # A batch's outcomes as a worker sends them: their frames as one frame (one serialised frame per
@@ -135,7 +205,8 @@ Packed = tuple["pl.DataFrame | None", list[tuple[str | None, _Fields | None]]]
 
 
 def _work(batch: list[Task]) -> Packed:
-    assert _LIBRARY is not None
+    if _LIBRARY is None:
+        raise RuntimeError("this worker has no pattern library (its temporary file was removed)")
     return _pack(_run(batch, _LIBRARY))
 
 

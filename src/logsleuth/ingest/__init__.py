@@ -83,11 +83,13 @@ def _dir_readers() -> list[ReaderSpec]:
     return [r for r in readers() if r.dirs]
 
 
-def discover(root: str) -> list[str]:
+def discover(root: str, not_used: list[str] | None = None) -> list[str]:
     """Inputs under a folder that a reader recognises, sorted, as paths built on `root` as given.
 
     A folder that a folder reader claims (an opencode storage folder, a Claude Code session folder)
-    is one input and is not descended into.
+    is one input and is not descended into. `not_used` collects, from the same walk, one line per
+    file under the folder that no reader can use and why (empty, binary, not a regular file);
+    text files that are simply not logs (README.md, code) are left out of it on purpose.
     """
     probe = make_probe(root)
     if not probe.is_dir:
@@ -111,38 +113,62 @@ def discover(root: str) -> list[str]:
         for name in sorted(filenames):
             child = os.path.join(dirpath, name)
             if not os.path.isfile(child):  # a FIFO (opening it blocks), a socket, a device: not a log
+                if not_used is not None:
+                    not_used.append(f"{child}: not a regular file (skipped)")
                 continue
-            if _taken(child):
+            taken, why = _taken(child)
+            if taken:
                 found.append(child)
+            elif why is not None and not_used is not None:
+                not_used.append(why)
     return sorted(found)
 
 
-# path -> (its stat, whether `discover` takes it): `index` walks its folders twice (the inputs,
-# then the files no reader uses), and probing and detecting a file is most of a small file's walk
-_TAKEN: dict[str, tuple[tuple[int, int, int, int], bool]] = {}
+# path -> (its stat, whether `discover` takes it, why not when no reader can use it, the reader
+# detected for it when it is not compressed): probing and detecting a file is most of a small
+# file's walk, and a run may walk a folder more than once
+_TAKEN: dict[str, tuple[tuple[int, int, int, int], bool, str | None, str | None]] = {}
 
 
-def _taken(child: str) -> bool:
-    """Whether a folder walk takes this regular file as an input (decided once per version of it)."""
+def _stat_key(path: str) -> tuple[int, int, int, int] | None:
     try:
-        st = os.stat(child)
-        key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        st = os.stat(path)
     except OSError:
-        key = None
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def detected_reader(path: str) -> str | None:
+    """The reader a folder walk detected for this uncompressed file, while the file is the
+    version it saw (None: not walked, compressed, or changed since): `index` hands it to its
+    workers, which then need not probe and detect each small input again."""
+    hit = _TAKEN.get(path)
+    return hit[3] if hit is not None and hit[0] == _stat_key(path) else None
+
+
+def _taken(child: str) -> tuple[bool, str | None]:
+    """Whether a folder walk takes this regular file as an input (decided once per version of
+    it), and the one-line reason when no reader can use it at all."""
+    key = _stat_key(child)
     hit = _TAKEN.get(child)
     if key is not None and hit is not None and hit[0] == key:
-        return hit[1]
+        return hit[1], hit[2]
+    why: str | None = None
+    reader: str | None = None
     try:
         p = make_probe(child)
         _reject_unreadable(p)
         spec = detect(p)
         # walking a folder, the catch-all text reader takes logs, not README.md or code
         taken = spec.name != "text" or _looks_like_log(p.name)
-    except InputError:
-        taken = False
+        reader = spec.name if p.compression is None else None
+    except InputError as exc:
+        taken, why = False, exc.one_line()
+    except OSError as exc:  # unreadable (permissions), gone since the listing
+        taken, why = False, f"{child}: {exc.strerror or exc}"
     if key is not None:
-        _TAKEN[child] = (key, taken)
-    return taken
+        _TAKEN[child] = (key, taken, why, reader)
+    return taken, why
 
 
 LOG_SUFFIXES = frozenset({".log", ".txt", ".out", ".err", ".stdout", ".stderr", ".trace"})

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import os
 import re
+import stat
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -111,28 +113,33 @@ def make_probe(arg: str) -> Probe:
         probe = Probe(display="-", path=None, is_dir=False, head=b"", compression=comp, spool=spool)
         return _with_head(probe)
     path = Path(arg)
-    try:
-        exists, is_dir = path.exists(), path.is_dir()
+    try:  # one stat, not three (exists, is_dir, is_file): a folder walk probes every file
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        raise InputError("no such file or directory", Location(arg), "check the path") from None
     except PermissionError as exc:  # a folder on the way cannot be searched
         raise InputError("permission denied", Location(arg), "check the permissions of its folders") from exc
-    except OSError as exc:  # a name too long, a broken mount, …
+    except OSError as exc:  # a name too long, a symlink loop, a broken mount, …
+        if exc.errno == errno.ELOOP:
+            raise InputError("no such file or directory", Location(arg), "check the path") from None
         raise InputError(f"cannot access: {exc.strerror or exc}", Location(arg)) from exc
-    if not exists:
-        raise InputError("no such file or directory", Location(arg), "check the path")
-    if is_dir:
+    if stat.S_ISDIR(mode):
         if not os.access(path, os.R_OK | os.X_OK):
             raise InputError("permission denied", Location(arg))
         return Probe(display=arg, path=path, is_dir=True, head=b"")
-    if not path.is_file():  # a FIFO, a device, a socket: read once (opening twice would block), bounded
+    if not stat.S_ISREG(mode):  # a FIFO, a device, a socket: read once (opening twice would block), bounded
         return _stream_probe(arg, path)
     try:
         with open(path, "rb") as f:
-            first = f.read(4)
+            first = f.read(HEAD_BYTES)
     except PermissionError as exc:
         raise InputError("permission denied", Location(arg), "check the file's permissions") from exc
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", Location(arg)) from exc
-    return _with_head(Probe(display=arg, path=path, is_dir=False, head=b"", compression=_compression_of(first)))
+    compression = _compression_of(first)
+    if compression is None:  # the head is the bytes read: no second open
+        return Probe(display=arg, path=path, is_dir=False, head=first, compression=None)
+    return _with_head(Probe(display=arg, path=path, is_dir=False, head=b"", compression=compression))
 
 
 def _stream_probe(arg: str, path: Path) -> Probe:

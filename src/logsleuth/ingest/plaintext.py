@@ -106,8 +106,11 @@ def sniff(probe: Probe) -> bool:
     sample = probe.head[:8192]
     if sample.count(b"\x00") > len(sample) // 100:
         return False
-    controls = sum(sample.count(bytes([c])) for c in (*range(1, 8), 11, *range(14, 27), *range(28, 32)))
+    controls = len(sample) - len(sample.translate(None, _SNIFF_CONTROLS))  # one pass, not one count per byte value
     return controls <= len(sample) // 20
+
+
+_SNIFF_CONTROLS = bytes((*range(1, 8), 11, *range(14, 27), *range(28, 32)))
 
 
 # ---------------------------------------------------------------------------------------------
