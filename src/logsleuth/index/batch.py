@@ -168,10 +168,16 @@ def _together(items: Sequence[tuple[Transcript, str, bool]], library: PatternLib
     for a in extract_actions(keyed):
         actions.setdefault(a.session, []).append(a)
     roles = StoryRoles.of(library.categories)
+    # each input's sessions in order of appearance, from one query over the batch (an input's rows
+    # are contiguous and in order: its keys first appear in its own order)
+    sessions_of: list[list[str]] = [[] for _ in items]
+    for key in keyed["session"].unique(maintain_order=True).to_list() if keyed.height else []:
+        k, _, s = key.partition(SEP)
+        sessions_of[int(k)].append(s)
     per_session: list[tuple[int, list[dict[str, Any]]]] = []
     meta: list[tuple[int, int]] = []  # per input: (sessions, first index in per_session)
     for k, (t, sha, _) in enumerate(items):
-        names = t.events["session"].unique(maintain_order=True).to_list() if t.events.height else []
+        names = sessions_of[k]
         meta.append((len(names), len(per_session)))
         prefix = f"{k:0{width}d}{SEP}"
         for s in names:
