@@ -96,3 +96,27 @@ def test_index_parquet_and_search_hold_no_secret(planted: dict[str, Path], tmp_p
         out = run(argv)
         assert "[REDACTED:" in out, argv
         assert leaks(out) == {}, argv
+
+
+@pytest.mark.parametrize("f", FORMATS, ids=fmt_id)
+def test_masking_learned_a_chunk_at_a_time_gives_the_same_output(f: Fmt, planted: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The learning walk hands its strings over every LEARN_CHUNK (render/masking.py) and walks a
+    second time for the known values: with chunks of 5 items the outputs are byte for byte those
+    of one chunk, and the small chunks really were used."""
+    from logsleuth.render import masking
+
+    path = str(planted[fmt_id(f)])
+    commands = ("classify -O json", "analyze -O json", "events -O json")
+    whole = {c: run([*c.split(), path]) for c in commands}
+    flushes: list[int] = []
+    real = masking._Masker.flush
+
+    def counted(self: masking._Masker) -> None:
+        flushes.append(len(self.items))
+        real(self)
+
+    monkeypatch.setattr(masking, "LEARN_CHUNK", 5)
+    monkeypatch.setattr(masking._Masker, "flush", counted)
+    chunked = {c: run([*c.split(), path]) for c in commands}
+    assert chunked == whole
+    assert flushes.count(5) > 3  # many chunks, not one

@@ -440,6 +440,9 @@ def _findings(
     rendered: dict[tuple[int, tuple[tuple[str, str], ...]], tuple[str, tuple[str, ...]]] = {}
     shared: dict[tuple[int, tuple[tuple[str, str], ...]], dict[str, str]] = {}
     seen: set[tuple[int, str]] = set()  # (pid, fingerprint) of the current row's findings
+    # one string per distinct snippet and fingerprint: a dense log repeats them by the thousand
+    # (40k findings held 41k snippet strings for 14k distinct texts, a fingerprint string each)
+    same: dict[str, str] = {}
     out: list[Finding] = []
     row, at = -1, -1
     while matches:
@@ -475,9 +478,9 @@ def _findings(
             seq=seq,
             source=source,
             line=line + (first_off if kind == "log" else 0),
-            text=_snippet(text, m.pos, m.end),
+            text=same.setdefault(snippet := _snippet(text, m.pos, m.end), snippet),
             captures=shared[key],  # one dict per distinct capture set: findings repeat them by the thousand
-            fingerprint=fp,
+            fingerprint=same.setdefault(fp, fp),
             explanation=explanation,
             fixes=fixes,
             ts=ts,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -45,19 +45,35 @@ class _Masker:
     of the rows a rule may match, in the order met (the order secrets are learned in)."""
 
     def __init__(self, redactor: Any, collect: bool = False, rows: dict[tuple[int, str], np.ndarray] | None = None,
-                 changing: frozenset[str] = frozenset()):
+                 changing: frozenset[str] = frozenset(), on_chunk: Callable[[list[str | list[str]]], None] | None = None,
+                 frames: bool = True):
         self.r = redactor
         self.collect = collect
         self.items: list[str | list[str]] = []  # collect: strings, and lists of a frame's texts
+        # collect: handed the items every LEARN_CHUNK of them, which are then dropped (with the
+        # memo): the walk of a few hundred thousand findings held every string and object at once
+        self.on_chunk = on_chunk
+        self.chunks = 0  # chunks handed over so far
+        self.walk_frames = frames  # False: frames are passed over (a second collecting walk)
         self.changing = changing  # mask: the strings redaction changes (all others map to themselves)
         self.memo: dict[int, Any] = {}  # each object is walked once (a shared object masked once)
         # per frame (by id): the rows a rule may match, found by the collect pass, reused by the mask pass
         self.rows = rows if rows is not None else {}
         self.frames = 0  # frames met so far
 
+    def flush(self) -> None:
+        """Hand the items collected so far to `on_chunk` and start afresh."""
+        if self.on_chunk is not None:
+            self.on_chunk(self.items)
+            self.chunks += 1
+            self.items = []
+            self.memo.clear()  # a shared object met again is walked again: its strings come again, later
+
     def fn(self, text: str) -> str:
         if self.collect:
             self.items.append(text)
+            if len(self.items) >= LEARN_CHUNK and self.on_chunk is not None:
+                self.flush()
             return text
         return self.r.redact(text) if text in self.changing else text
 
@@ -68,6 +84,8 @@ class _Masker:
         if t is str:
             if self.collect:
                 self.items.append(obj)
+                if len(self.items) >= LEARN_CHUNK and self.on_chunk is not None:
+                    self.flush()
                 return obj
             if obj in self.changing:
                 new = self.r.redact(obj)
@@ -101,7 +119,7 @@ class _Masker:
                     changed[name] = new
             out = dataclasses.replace(obj, **changed) if changed else obj
         elif isinstance(obj, pl.DataFrame):
-            out = self._frame(obj)
+            out = self._frame(obj) if self.walk_frames else obj
         elif isinstance(obj, (tuple, list)):
             items = [self._item(x) for x in obj]
             same = all(a is b for a, b in zip(items, obj, strict=True))
@@ -138,6 +156,8 @@ class _Masker:
         if self.collect:  # reading; no copy of the frame
             self.items.append([t or "" for t in texts.gather(np.flatnonzero(maybe)).to_list()])
             self._pem_bodies(texts)
+            if len(self.items) >= LEARN_CHUNK and self.on_chunk is not None:
+                self.flush()
             return frame
         rows = np.flatnonzero(maybe | self.r.maybe_secret(texts, rules=False))
         picked = texts.gather(rows).to_list()
@@ -182,45 +202,72 @@ def _tested(redactor: Redactor, strings: list[str], **which: bool) -> list[bool]
     return out
 
 
+LEARN_CHUNK = 200_000  # items a learning walk collects before it tests and learns them
+
+
 def _learn(
     redactor: Redactor, parts: dict[str, Any], rules: Mapping[str, bool] | None = None
 ) -> tuple[_Masker, frozenset[str], set[str]]:
-    """Pass 1: list every string of each part; learn the ones a rule may match (one vectorised
+    """Pass 1: walk every string of each part; learn the ones a rule may match (a vectorised
     test, or `rules`: that test already run on these strings), in the order met, so every secret
     is known in its context before anything is masked. Returns the collecting walk (its frame
-    rows are reused), the strings redaction changes, and the parts that hold a frame."""
-    collect = _Masker(redactor, collect=True)
+    rows are reused), the strings redaction changes, and the parts that hold a frame.
+
+    The walk is learned a chunk of LEARN_CHUNK items at a time, in order, and each chunk dropped:
+    the same secrets in the same order as one list of every string (a string met again later is
+    learned already; the private-key lines of a frame are remembered when the frame is met, as
+    before, and every caller walks its frames first). Which strings hold a learned value is
+    known only once all are learned: a walk longer than one chunk is walked a second time
+    (frames passed over), a chunk at a time."""
+    rules = rules or {}
+    maybe: set[str] = set()  # the strings a rule may match (a set of the few, not a flag for each of a million)
+    last: list[str] = []  # the distinct strings of the last chunk
+
+    def learn(items: list[str | list[str]]) -> None:
+        nonlocal last
+        strings = list(dict.fromkeys(x for x in items if isinstance(x, str)))
+        untested = [s for s in strings if s not in rules] if rules else strings
+        hits = {s for s in strings if rules.get(s, False)} if rules else set()
+        if untested:
+            hits.update(s for s, hit in zip(untested, _tested(redactor, untested, known=False), strict=True) if hit)
+        for item in items:
+            if isinstance(item, str):
+                if item in hits:
+                    redactor.learn(item)
+            else:
+                for text in item:
+                    redactor.learn(text)
+        maybe.update(hits)
+        last = strings
+
+    collect = _Masker(redactor, collect=True, on_chunk=learn)
     with_frames: set[str] = set()
     for name, value in parts.items():
         before = collect.frames
         collect(value)
         if collect.frames > before:
             with_frames.add(name)
-    strings = list(dict.fromkeys(x for x in collect.items if isinstance(x, str)))
-    rules = rules or {}
-    untested = [s for s in strings if s not in rules] if rules else strings
-    # the strings a rule may match (a set of the few, not a flag for each of a million strings)
-    maybe = {s for s in strings if rules.get(s, False)} if rules else set()
-    if untested:
-        maybe.update(s for s, hit in zip(untested, _tested(redactor, untested, known=False), strict=True) if hit)
-    del untested
-    for item in collect.items:
-        if isinstance(item, str):
-            if item in maybe:
-                redactor.learn(item)
-        else:
-            for text in item:
-                redactor.learn(text)
-    # the rules' answer is `maybe`; only the values learned just now are new to test
+    collect.flush()
+    changing = set(maybe)
     values = redactor.known_values()
-    if not values:
-        known = [False] * len(strings)
-    elif len(strings) * len(values) <= SMALL_KNOWN_TEST:  # a few rows: a polars query costs more
-        known = [any(v in s for v in values) for s in strings]
-    else:
-        known = _tested(redactor, strings, rules=False)
-    changing = frozenset(s for s, hit in zip(strings, known, strict=True) if hit or s in maybe)
-    return collect, changing, with_frames
+
+    def known(strings: list[str]) -> None:
+        """The strings holding a value learned (the rules' answer is `maybe`)."""
+        if len(strings) * len(values) <= SMALL_KNOWN_TEST:  # a few rows: a polars query costs more
+            hit = [any(v in s for v in values) for s in strings]
+        else:
+            hit = _tested(redactor, strings, rules=False)
+        changing.update(s for s, h in zip(strings, hit, strict=True) if h)
+
+    if values and collect.chunks == 1:
+        known(last)
+    elif values:
+        again = _Masker(redactor, collect=True, frames=False,
+                        on_chunk=lambda items: known(list(dict.fromkeys(x for x in items if isinstance(x, str)))))
+        for value in parts.values():
+            again(value)
+        again.flush()
+    return collect, frozenset(changing), with_frames
 
 
 def _mask_parts(
