@@ -6,7 +6,7 @@ the parent still writes every part, commits the manifest and collects garbage un
 the order of the inputs, so what lands on disk, and when, is what one process would write.
 
 Small inputs travel in batches (`batches`): a worker analyses a batch in one pass
-(batch.py, ~5-7 ms of CPU per 1 KB input instead of ~80 ms alone) and the parent writes
+(batch.py, ~1.5 ms of CPU per 1 KB input instead of ~80 ms alone) and the parent writes
 one part for the batch. Workers are spawned, not forked (polars' thread pool does not survive a
 fork) and each imports the analysis stages once (~1 s): a small run stays in this process. A
 worker that dies (killed, out of memory) fails the batch being waited for; the rest are
