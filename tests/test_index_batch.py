@@ -143,3 +143,17 @@ def test_a_shared_part_loses_the_rows_of_an_input_that_changed(tmp_path: Path, l
     shutil.rmtree(db / "findings")
     assert indexer.build([str(src)], db, library=lib, force=True).errors == []
     assert_frame_equal(store.load(db).sort(key), after.sort(key))
+
+
+def test_an_input_changed_since_the_walk_is_probed_again(tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]
+    """A task carries the reader the parent's walk detected; a file deleted or turned binary since
+    then gets the error it gets without that hint, not a read as text."""
+    gone, binary, fine = tmp_path / "gone.log", tmp_path / "bin.log", tmp_path / "fine.log"
+    binary.write_bytes(b"\x00\x01\x02" * 4000)
+    fine.write_text("2024-05-01 10:00:00 RuntimeError: CUDA error: out of memory\n")
+    tasks = [Task(str(p), "sha", 100, "text") for p in (gone, binary, fine)]
+    hinted = analyse_batch(tasks, lib)
+    alone = [analyse(Task(t.source, t.sha, t.size), lib) for t in tasks]
+    assert [o.error for o in hinted] == [o.error for o in alone]
+    assert "no such file" in (hinted[0].error or "") and "binary" in (hinted[1].error or "")
+    assert hinted[2].error is None and hinted[2].result is not None and hinted[2].result.frame.height

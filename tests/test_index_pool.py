@@ -137,6 +137,14 @@ def test_workers_get_the_library_by_file_and_single_threaded_polars(lib, monkeyp
     assert not workers.path or not os.path.exists(workers.path)
 
 
+def _counted_work(batch: list[analyse_mod.Task]) -> pool.Packed:
+    """Runs in a worker (pickled by reference; there `pool._work` is the real one): leaves a mark
+    per batch, after checking the worker's environment."""
+    assert os.environ.get(pool.POLARS_THREADS_ENV) == "1"
+    (Path(os.environ["LOGSLEUTH_TEST_MARKS"]) / f"{os.getpid()}-{batch[0].source.replace('/', '_')}").touch()
+    return pool._work(batch)
+
+
 def _env(name: str) -> str | None:
     return os.environ.get(name)
 
@@ -157,8 +165,21 @@ def test_a_new_index_of_many_files_starts_its_workers_first(corpus: Path, tmp_pa
 
     monkeypatch.setattr(pool, "Workers", Spy)
     monkeypatch.setattr(pool, "MIN_PARALLEL_FILES", 3)
+    monkeypatch.setattr(pool, "BATCH_FILES", 2)  # several batches: the early workers analyse them
+    monkeypatch.delenv(pool.POLARS_THREADS_ENV, raising=False)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setenv("LOGSLEUTH_TEST_MARKS", str(marks))  # the workers inherit it
+    monkeypatch.setattr(pool, "_work", _counted_work)  # pickled by reference: runs in the worker
+    one = _built(corpus, tmp_path / "one", lib, jobs=1)
+    assert started == []  # one process asked for: no worker
     first = indexer.build([str(corpus)], tmp_path / "db", library=lib, jobs=2)
     assert len(started) == 1 and first.errors == [] and first.files == 5
     assert not os.path.exists(started[0].path)  # the library's temporary file is gone with the workers
+    assert pool.POLARS_THREADS_ENV not in os.environ
+    manifest = store.read_manifest(tmp_path / "db").drop("part").sort("path")
+    rows = store.load(tmp_path / "db").sort("source", "session", "seq", "pattern", "line")
+    assert one[1].equals(manifest) and one[2].equals(rows)  # the rows one process writes
+    assert len(list(marks.iterdir())) >= 2  # batches were analysed by the early workers
     again = indexer.build([str(corpus)], tmp_path / "db", library=lib, jobs=2)
     assert len(started) == 1 and again.unchanged == 5  # nothing new: no worker started

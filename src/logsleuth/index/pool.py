@@ -136,6 +136,9 @@ class Workers:
         try:
             for _ in range(jobs):  # each submit while no worker is idle spawns one, with this environment
                 self.pool.submit(default_jobs)
+        except BaseException:  # a spawn failed (no processes left, Ctrl-C): nothing left behind
+            self.close()
+            raise
         finally:
             if saved is None:
                 os.environ.pop(POLARS_THREADS_ENV, None)
@@ -154,27 +157,29 @@ def analysed(
     """The outcome of every task, in the order of `tasks` (on `workers` when given and the work
     is worth them; they are closed either way)."""
     jobs = workers.jobs if workers is not None else default_jobs() if jobs is None else max(1, jobs)
-    groups = batches(tasks)
-    if jobs == 1 or len(groups) < 2 or not worth_workers(len(tasks), sum(t.size for t in tasks)):
+    parallel = jobs > 1 and worth_workers(len(tasks), sum(t.size for t in tasks))
+    groups = batches(tasks, jobs if parallel else 1)
+    if not parallel or len(groups) < 2:
         if workers is not None:
             workers.close()
         for n, group in enumerate(groups):
             yield from _numbered(n, _run(group, library))
         return
-    groups = batches(tasks, jobs)
     if workers is None:
         workers = Workers(library, min(jobs, len(groups)))
     try:
         futures: list[Future[Packed]] = [workers.pool.submit(_work, g) for g in groups]
         for n, (group, fut) in enumerate(zip(groups, futures, strict=True)):
             try:
-                yield from _numbered(n, _unpack(fut.result()))
-            except BrokenProcessPool as exc:
-                died = f"internal error: a worker process died while it was analysed (out of memory?): {exc}"
+                outcomes = _unpack(fut.result())
+            except Exception as exc:  # a dead worker (BrokenProcessPool), one without its library
+                why = "a worker process died while it was analysed (out of memory?)" if isinstance(exc, BrokenProcessPool) else "a worker failed"
+                died = f"internal error: {why}: {exc}"
                 yield from _numbered(n, [FileOutcome(None, f"{t.source}: {died}") for t in group])
                 for m, rest in enumerate(groups[n + 1 :], start=n + 1):
                     yield from _numbered(m, _run(rest, library))
                 return
+            yield from _numbered(n, outcomes)
     finally:
         workers.close()
 
