@@ -133,6 +133,27 @@ def test_minified_export_locations_are_lines_of_the_file(tmp_path: Path) -> None
         assert set(t.events["line"].to_list()) <= {1}
 
 
+def test_json_integers_past_the_digit_limit(tmp_path: Path) -> None:
+    """Found by the long fuzz run (bench/fuzz_cov.py, seed 11): a mutated opencode export with an
+    integer of ~200,000 digits made the stdlib decoder raise "Exceeds the limit (4300 digits)"
+    (exit 4). Every reader that parses with `json` now reads such a literal as a float."""
+    fixtures = Path(__file__).parent / "fixtures" / "ingest" / "opencode"
+    huge = "9" * 200_000
+    text = (fixtures / "export.json").read_text()
+    doc = json.loads(text)
+    doc["info"]["time"] = {"created": 1}
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(doc).replace('"created": 1', f'"created": {huge}', 1))
+    alone = ingest.read(str(fixtures / "export.json"), "opencode-export")
+    t = ingest.read(str(export), "opencode-export")
+    assert t.events.height == alone.events.height
+    lines = (fixtures / "run.jsonl").read_text().splitlines()
+    run_file = tmp_path / "run.jsonl"
+    run_file.write_text("\n".join([lines[0][:-1] + f', "n": {huge}}}', *lines[1:]]) + "\n")
+    got = ingest.read(str(run_file), "opencode-run")
+    assert got.events.height == ingest.read(str(fixtures / "run.jsonl"), "opencode-run").events.height
+
+
 # -- exit 4 turned into clear errors -----------------------------------------------------------
 
 

@@ -21,7 +21,16 @@ from logsleuth.model import Transcript
 
 MAX_RECORD_BYTES = 16 * 1024 * 1024  # a JSONL record larger than this is skipped as a runaway line
 _WS = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
+
+
+def bounded_int(literal: str) -> int | float:
+    """A JSON integer literal as `json` reads it, except one past Python's 4300-digit limit for
+    `int()` (a mutated or hostile file): a float (inf), not a ValueError that drops the document."""
+    return int(literal) if len(literal) <= 4000 else float(literal)
+
+
+DECODER = json.JSONDecoder(parse_int=bounded_int)  # the stdlib decoder every reader uses
+_DECODER = DECODER
 _EXIT_CODE = re.compile(r"^\s*(?:Exit Code|Exit code|exit code|exit_code|Exit status)\s*[:=]\s*(-?\d{1,20})\b", re.M)
 
 

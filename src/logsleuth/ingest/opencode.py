@@ -48,6 +48,7 @@ from logsleuth.ingest.base import (
     session_from_path,
     transcript,
 )
+from logsleuth.ingest.jsonscan import DECODER
 from logsleuth.ingest.tools import is_shell
 from logsleuth.model import Kind, Role, Transcript
 
@@ -296,7 +297,7 @@ def read_run(probe: Probe) -> Transcript:
             rep.skip(n, f"line longer than {MAX_LINE_BYTES >> 20} MiB")
             continue
         try:
-            rec = json.loads(raw.decode("utf-8"))
+            rec = DECODER.decode(raw.decode("utf-8"))
         except UnicodeDecodeError:
             rep.skip(n, "invalid UTF-8")
             continue

@@ -40,6 +40,7 @@ from logsleuth.ingest.base import (
     session_from_path,
     transcript,
 )
+from logsleuth.ingest.jsonscan import DECODER
 from logsleuth.ingest.opencode import (
     EXPORT_BANNER,
     MessageRec,
@@ -64,14 +65,14 @@ _DB_HINT = "pass opencode's opencode.db (usually ~/.local/share/opencode/opencod
 def _parse_export(text: str) -> tuple[dict[str, Any], tuple[int, str] | None]:
     """The document, or as much of it as parses (session info + leading messages) and the error."""
     try:
-        doc = json.loads(text)
+        doc = DECODER.decode(text)
     except json.JSONDecodeError as exc:
         err = (exc.lineno, f"malformed or truncated JSON: {exc.msg}")
     except RecursionError:
         err = (1, "JSON nested too deeply")
     else:
         return (doc, None) if isinstance(doc, dict) else ({}, (1, "export is not a JSON object"))
-    dec = json.JSONDecoder()
+    dec = DECODER
     out: dict[str, Any] = {}
     mm = re.search(r'"messages"\s*:\s*\[', text)
     head = text[: mm.start()] if mm else text
@@ -227,7 +228,7 @@ def _load(path: Path) -> tuple[Any, str]:
     except OSError as exc:
         return None, f"cannot read: {exc.strerror or exc}"
     try:
-        obj = json.loads(raw.decode("utf-8"))
+        obj = DECODER.decode(raw.decode("utf-8"))
     except UnicodeDecodeError:
         return None, "invalid UTF-8"
     except json.JSONDecodeError as exc:
@@ -393,7 +394,7 @@ def _row_json(data: Any) -> tuple[Any, str]:
     if isinstance(data, str):
         data = data.encode("utf-8")
     try:
-        obj = json.loads(bytes(data).decode("utf-8"))
+        obj = DECODER.decode(bytes(data).decode("utf-8"))
     except UnicodeDecodeError:
         return None, "invalid UTF-8 in data"
     except (json.JSONDecodeError, TypeError) as exc:
