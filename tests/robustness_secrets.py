@@ -56,6 +56,21 @@ PLANTS: dict[str, tuple[str, str]] = {
     "pypi-bare": ("using {v} for upload", "pypi-AgEIcHlwaS5vcmc" + _body(40)),
     "gitlab": ("git clone https://gitlab.com/x.git # {v}", "glpat-" + _body(20)),
     "cookie": ("Cookie: sessionid={v}; csrftoken=abc", _body(32)),
+    "azure-connection": ("DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={v};EndpointSuffix=core.windows.net",
+                         _body(86) + "=="),
+    "telegram": ("curl https://api.telegram.org/bot{v}/sendMessage -d chat_id=1", "123456789:AA" + _body(33)),
+    "google-oauth": ("gcloud auth print-access-token gave {v}", "ya29.a0" + _body(60)),
+    "nvidia-key": ("curl -H 'Authorization-Key: {v}' https://integrate.api.nvidia.com/v1", "nvapi-" + _body(64)),
+    "wandb-login": ("wandb login {v}", _body(40, "abcdef0123456789")),
+    "groq": ("client = Groq(api='{v}')", "gsk_" + _body(52)),
+    "vault": ("vault login {v}", "hvs." + _body(90)),
+    "docker-stdin": ("echo {v} | docker login ghcr.io -u bob --password-stdin", _pw()),
+    "kaggle": ('{{"username": "bob", "key": "{v}"}}', _body(32, "abcdef0123456789")),
+    "digitalocean": ("doctl auth init -t {v}", "dop_v1_" + _body(64, "abcdef0123456789")),
+    "sendgrid": ("mail via {v}", "SG." + _body(22) + "." + _body(43)),
+    "replicate": ("run with {v}", "r8_" + _body(37)),
+    "slack-app": ("socket mode {v}", "xapp-1-A" + _body(10) + "-" + _body(13, string.digits) + "-" + _body(64, "abcdef0123456789")),
+    "gcp-key-id": ('"private_key_id": "{v}",', _body(40, "abcdef0123456789")),
 }
 # strings that look like secrets to a careless rule but are not
 NOT_SECRETS = (

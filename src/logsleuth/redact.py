@@ -55,10 +55,21 @@ _TOKENS: list[_Rule] = [
     _Rule("npm_token", rf"{_L}npm_[A-Za-z0-9]{{36}}{_R}"),
     _Rule("pypi_token", rf"{_L}pypi-AgE[A-Za-z0-9_\-]{{16,}}{_R}", gate=("pypi-",)),
     _Rule("gitlab_token", rf"{_L}gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_\-]{{20,}}{_R}", gate=("gl",)),
+    _Rule("google_oauth_token", rf"{_L}ya29\.[A-Za-z0-9_\-]{{20,}}{_R}", gate=("ya29.",)),
+    _Rule("slack_token", rf"{_L}xapp-\d-[A-Za-z0-9\-]{{10,}}{_R}", gate=("xapp-",)),
+    _Rule("nvidia_key", rf"{_L}nvapi-[A-Za-z0-9_\-]{{20,}}{_R}", gate=("nvapi-",)),
+    _Rule("groq_key", rf"{_L}gsk_[A-Za-z0-9]{{40,}}{_R}", gate=("gsk_",)),
+    _Rule("replicate_token", rf"{_L}r8_[A-Za-z0-9]{{30,}}{_R}", gate=("r8_",)),
+    _Rule("vault_token", rf"{_L}hv[sbr]\.[A-Za-z0-9_\-]{{24,}}{_R}", gate=("hvs.", "hvb.", "hvr.")),
+    _Rule("sendgrid_key", rf"{_L}SG\.[A-Za-z0-9_\-]{{16,}}\.[A-Za-z0-9_\-]{{16,}}{_R}", gate=("SG.",)),
+    _Rule("digitalocean_token", rf"{_L}do[por]_v1_[a-f0-9]{{64}}{_R}", gate=("_v1_",)),
+    # a bot's token, alone or in its API URL (`…/bot123456789:AA…/sendMessage`)
+    _Rule("telegram_token", rf"(?:(?<=/bot)|{_L})\d{{8,10}}:AA[A-Za-z0-9_\-]{{33}}{_R}", gate=(":AA",)),
     # a token cut short by a renderer's ellipsis is too short for its own rule, still a secret
     _Rule(
         "truncated_token",
-        rf"{_L}(?:sk-ant-|sk-|gh[pousr]_|github_pat_|hf_|xox[abprse]-|AKIA|ASIA|AIza|glpat-|pypi-AgE|npm_|eyJ)"
+        rf"{_L}(?:sk-ant-|sk-|gh[pousr]_|github_pat_|hf_|xox[abprse]-|xapp-|AKIA|ASIA|AIza|glpat-|pypi-AgE|npm_|eyJ"
+        r"|ya29\.|nvapi-|gsk_|r8_|hv[sbr]\.|do[por]_v1_)"
         r"(?=[A-Za-z_\-.+/=]{0,60}\d)[A-Za-z0-9_\-.+/=]{6,}(?=…|\.\.\.)",
         gate=("…", "..."),
     ),
@@ -130,7 +141,8 @@ _CONTEXT: list[_Rule] = [
     _Rule(
         "password",
         rf"(?:\bmachine\s+\S+\s+(?:login\s+\S+\s+)?|^[ \t]*)password[ \t]+(?P<s>{_NOT_DONE}[^\s'\"\\]+)"
-        r"(?=[ \t]*(?:$|(?:machine|login|account|macdef)\b))",
+        # the line ends (or a renderer cut it, or the string quoting it closes)
+        r"(?=[ \t]*(?:$|…|\.\.\.|\\?[\"']|(?:machine|login|account|macdef)\b))",
         gate=("password",), generic=True, flags=regex.MULTILINE,
     ),
     # signed or tokenised URLs: `?token=X`, `&sig=X`, `?X-Amz-Signature=X`
@@ -162,6 +174,24 @@ _CONTEXT: list[_Rule] = [
         gate=("-p",), generic=True,
     ),
     _Rule("password", rf"\bsshpass\s+-p\s*(?P<s>{_NOT_DONE}[^\s]+)", generic=True),
+    # `wandb login KEY` (a bare 40-hex key), `echo X | docker login --password-stdin`
+    _Rule("secret", rf"\bwandb\s+login\s+(?:--?[\w-]+\s+)*{_Q}(?P<s>{_NOT_DONE}[a-f0-9]{{40}})(?![A-Za-z0-9])",
+          gate=("wandb",)),
+    _Rule(
+        "password",
+        rf"\becho\s+(?:-n\s+)?{_Q}(?P<s>{_NOT_DONE}[^\s'\"|]+){_Q}\s*\|\s*(?:sudo\s+)?[\w.-]+\s+(?:[\w-]+\s+)*login\b[^\n|;&]*--password-stdin",
+        gate=("--password-stdin",), generic=True,
+    ),
+    # kaggle.json and similar credential files: `"key": "<32 hex>"`; a service account's `private_key_id`
+    _Rule("secret", rf"\\?\"key\\?\"\s*:\s*\\?\"(?P<s>{_NOT_DONE}[a-f0-9]{{32}})\\?\"", gate=('key',)),
+    _Rule("secret", rf"private_key_id{_Q}\s*[:=]\s*{_Q}(?P<s>{_NOT_DONE}[a-f0-9]{{32,64}})(?![A-Za-z0-9])",
+          gate=("private_key_id",)),
+    # connection strings (Azure storage and service bus, ADO.NET): `AccountKey=X;`, `SharedAccessKey=X`, `Pwd=X`
+    _Rule(
+        "secret",
+        rf"(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey|SharedAccessSignature|Pwd){_Q}\s*=\s*{_Q}(?P<s>{_NOT_DONE}[^;\s'\"\\]+)",
+        gate=("accountkey", "sharedaccess", "pwd"), gate_lower=True, generic=True, flags=regex.IGNORECASE,
+    ),
     *(
         _Rule(kind, rf"(?<![a-z0-9]){name}(?![A-Za-z0-9_]){_SEP}{_VALUE}", generic=True)
         for kind, name in _ASSIGN_UPPER
@@ -341,13 +371,16 @@ class Redactor:
             self._add_known(value, kind)
 
     def _add_known(self, value: str, kind: str) -> None:
-        if value in self._known:
-            return
-        self._known[value] = kind
-        self._rank[value] = len(self._rank)
-        self._heads.setdefault(value[:MIN_KNOWN], []).append(value)
-        if "[" in value or "]" in value or any(value in p for p in _PLACEHOLDERS):
-            self._always.append(value)
+        # its lower-cased form too: an analysis keeps lower-cased copies of some texts (a tool's
+        # name as an action's subject), where a case-sensitive rule (`AKIA…`) no longer matches
+        for v in (value, value.lower()):
+            if v in self._known:
+                continue
+            self._known[v] = kind
+            self._rank[v] = len(self._rank)
+            self._heads.setdefault(v[:MIN_KNOWN], []).append(v)
+            if "[" in v or "]" in v or any(v in p for p in _PLACEHOLDERS):
+                self._always.append(v)
 
     def redact(self, text: str) -> str:
         if not text:
