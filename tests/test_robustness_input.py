@@ -252,8 +252,10 @@ def _write_long_line(path: Path, prefix: bytes, suffix: bytes, size: int = 200 <
 # Peak RSS allowed while reading a 200 MiB line: the interpreter and polars (~90 MiB) plus at most
 # the part of one line a reader keeps before it gives up on it (16 MiB for the text readers; the
 # JSONL agent readers keep up to 64 MiB so that a 50 MB tool output is still read). Holding the
-# line whole would take 400+ MiB (bytes + str).
-RSS_LIMIT_MIB = {"text": 160, "aider": 160, "claude-code": 224}
+# line whole would take 400+ MiB (bytes + str). The text reader's peak depends on the machine's
+# load (its chunks are prepared on other threads): 118-121 MiB on idle cores, 157-161 MiB with
+# both cores busy (measured on this line, 2026-12-03; one full CI run hit 161).
+RSS_LIMIT_MIB = {"text": 192, "aider": 192, "claude-code": 224}
 
 
 @pytest.mark.parametrize(
