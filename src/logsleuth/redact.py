@@ -371,16 +371,13 @@ class Redactor:
             self._add_known(value, kind)
 
     def _add_known(self, value: str, kind: str) -> None:
-        # its lower-cased form too: an analysis keeps lower-cased copies of some texts (a tool's
-        # name as an action's subject), where a case-sensitive rule (`AKIA…`) no longer matches
-        for v in (value, value.lower()):
-            if v in self._known:
-                continue
-            self._known[v] = kind
-            self._rank[v] = len(self._rank)
-            self._heads.setdefault(v[:MIN_KNOWN], []).append(v)
-            if "[" in v or "]" in v or any(v in p for p in _PLACEHOLDERS):
-                self._always.append(v)
+        if value in self._known:
+            return
+        self._known[value] = kind
+        self._rank[value] = len(self._rank)
+        self._heads.setdefault(value[:MIN_KNOWN], []).append(value)
+        if "[" in value or "]" in value or any(value in p for p in _PLACEHOLDERS):
+            self._always.append(value)
 
     def redact(self, text: str) -> str:
         if not text:

@@ -9,6 +9,7 @@ the same engine in the same session (see launch.diff_flags for the first launch)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,6 +45,8 @@ class CallResult:
             return True
         return None
 
+
+_IDENTIFIER = re.compile(r"[\w.:/\-]{1,80}")
 
 def extract_actions(events: pl.DataFrame) -> list[Action]:
     """Every action of every tool call, sorted by (session, seq, order within the command)."""
@@ -102,7 +105,11 @@ def drafts_for_call(tool: str | None, text: str) -> list[Draft]:
 
 def call_drafts(tool: str | None, text: str, call: ToolCall) -> list[Draft]:
     """The drafts of one tool call, from the call as ingest normalised it."""
-    name = (tool or "").strip().lower()
+    name = (tool or "").strip()
+    # a tool's name is shown lower-cased when it is an identifier (`Read`, `mcp__docs__search`);
+    # anything else keeps its case, so that a secret in it still looks like one to the masking
+    # rules (`AKIA…` lower-cased is no longer an AWS key id)
+    name = name.lower() if _IDENTIFIER.fullmatch(name) else name
     if call.kind is ToolKind.SHELL:
         return list(shell_drafts(call.command or ""))
     if call.kind is ToolKind.EDIT:
