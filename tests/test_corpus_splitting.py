@@ -35,7 +35,8 @@ UNITTEST_FAILED = (
 )
 
 
-def _texts(tmp_path: Path, content: str) -> list[str]:
+def log_texts(tmp_path: Path, content: str) -> list[str]:
+    """The event texts of `content` read as a log (every line accounted for)."""
     p = tmp_path / "x.log"
     p.write_text(content, encoding="utf-8")
     t = ingest.read(str(p))
@@ -55,7 +56,7 @@ def _primary(tmp_path: Path, content: str) -> tuple[str | None, str | None]:
 
 
 def test_yarn_trailer_joins_the_error_line(tmp_path: Path) -> None:
-    texts = _texts(tmp_path, YARN)
+    texts = log_texts(tmp_path, YARN)
     joined = [t for t in texts if t.startswith("error Couldn't find")]
     assert joined == [
         'error Couldn\'t find any versions for "left-pad" that matches "99.0.0"\n'
@@ -66,22 +67,22 @@ def test_yarn_trailer_joins_the_error_line(tmp_path: Path) -> None:
 
 
 def test_other_info_lines_stay_records_of_their_own(tmp_path: Path) -> None:
-    texts = _texts(tmp_path, "error Something\ninfo No lockfile found.\ninfo Visit https://example.com/docs\n")
+    texts = log_texts(tmp_path, "error Something\ninfo No lockfile found.\ninfo Visit https://example.com/docs\n")
     assert texts == ["error Something", "info No lockfile found.", "info Visit https://example.com/docs"]
 
 
 def test_unittest_verdict_joins_its_summary_over_the_blank_line(tmp_path: Path) -> None:
-    texts = _texts(tmp_path, UNITTEST_OK)
+    texts = log_texts(tmp_path, UNITTEST_OK)
     assert any(t.endswith("Ran 2 tests in 0.005s\n\nOK (skipped=1)") for t in texts), texts
     assert _primary(tmp_path, UNITTEST_OK) == ("tests_passed", "success")
 
 
 def test_unittest_failure_stays_a_failure(tmp_path: Path) -> None:
-    texts = _texts(tmp_path, UNITTEST_FAILED)
+    texts = log_texts(tmp_path, UNITTEST_FAILED)
     assert "FAILED (failures=1)" in texts  # the verdict opens its own record (it is a marker line)
     assert _primary(tmp_path, UNITTEST_FAILED)[0] == "tests_failed"
 
 
 def test_a_blank_line_after_the_verdict_closes_the_record(tmp_path: Path) -> None:
-    texts = _texts(tmp_path, "Ran 1 test in 0.003s\n\nOK\n\nsomething else\n")
+    texts = log_texts(tmp_path, "Ran 1 test in 0.003s\n\nOK\n\nsomething else\n")
     assert texts == ["Ran 1 test in 0.003s\n\nOK", "something else"]

@@ -13,12 +13,12 @@ from pathlib import Path
 import orjson
 import pytest
 
-from logsleuth import ingest
 from logsleuth.classify import classify
 from logsleuth.ingest.base import EventSink
 from logsleuth.ingest.listing import entry_name, is_output, listing_spans
 from logsleuth.library import PatternLibrary, load_library
 from logsleuth.quoting import is_quoted
+from test_corpus_splitting import log_texts  # the event texts of a log
 
 CORPUS = Path(__file__).parent / "corpus" / "real_errors.jsonl"
 _LOGS = {r["id"]: r["log"] for r in map(orjson.loads, CORPUS.read_bytes().splitlines())}
@@ -42,12 +42,6 @@ def _q(text: str, needle: str) -> bool:
     return is_quoted(text, pos, pos + len(needle))
 
 
-def _read(tmp_path: Path, content: str) -> list[str]:
-    p = tmp_path / "x.log"
-    p.write_text(content, encoding="utf-8")
-    t = ingest.read(str(p))
-    assert t.report.balanced, t.report
-    return [str(e) for e in t.events["text"].to_list()]
 
 
 def _tool_result(lib: PatternLibrary, out: str) -> list[str]:
@@ -89,12 +83,12 @@ def test_output_between_entries_ends_the_listing() -> None:
 
 
 def test_reader_keeps_a_listing_in_one_event(tmp_path: Path) -> None:
-    texts = _read(tmp_path, CODE_LIST + "\n")
+    texts = log_texts(tmp_path, CODE_LIST + "\n")
     (listing,) = [t for t in texts if "cudaErrorStreamCaptureUnsupported" in t]
     assert "operation not permitted when stream is capturing" in listing
     assert "cudaErrorStreamCaptureInvalidated" in listing
     # output stays cut as before: a NCCL status line after PyTorch's wrapper is its own record
-    assert _read(tmp_path, NCCL_CUDA + "\n")[-1] == "ncclUnhandledCudaError: Call to CUDA function failed."
+    assert log_texts(tmp_path, NCCL_CUDA + "\n")[-1] == "ncclUnhandledCudaError: Call to CUDA function failed."
 
 
 @pytest.mark.parametrize("doc", [CODE_LIST, NCCL_DOC, RCCL_DOC], ids=["cuda-python", "nccl", "rccl"])
