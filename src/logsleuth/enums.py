@@ -60,6 +60,11 @@ class ActionKind(enum.StrEnum):
         return self not in (ActionKind.INVESTIGATE, ActionKind.RUN, ActionKind.LAUNCH)
 
 
+# what changes a package: puts a version of it in place (INSTALLS) or removes it
+INSTALLS = frozenset({ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN})
+PACKAGE_CHANGES = INSTALLS | {ActionKind.UNINSTALL}
+
+
 class Outcome(enum.StrEnum):
     RESOLVED = "resolved"
     WORKED_AROUND = "worked around"

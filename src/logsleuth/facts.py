@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from logsleuth.clip import first_lines, short
+from logsleuth.enums import INSTALLS
 from logsleuth.ingest.base import harness_text
 from logsleuth.library.fact_patterns import FactLibrary, builtin_facts
 from logsleuth.model import Action, ActionKind, Finding
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
     from logsleuth.analysis import Analysis
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_PACKAGE_KINDS = (ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +146,7 @@ def session_facts(an: Analysis, library: FactLibrary | None = None) -> SessionFa
     installed = tuple(
         Established(f"`{a.subject}{a.value or ''}` resolves to {a.resolved}"
                     f"{f', replacing {a.previous}' if a.previous else ''}", a.seq, a.seq)
-        for a in an.actions if a.kind in _PACKAGE_KINDS and a.resolved
+        for a in an.actions if a.kind in INSTALLS and a.resolved
     )
     failed = tuple(
         Established(f"`{a.subject}{a.value or ''}` cannot be installed: {first_lines(f.text, 1)[0]}", f.seq, a.seq)
@@ -277,7 +277,7 @@ def read_stack(rows: Sequence[tuple[int, str, str]], actions: Sequence[Action], 
                 if p.keep == "last" or name not in seen:
                     seen[name] = PackageVersion(name, m.value, seq, p.how)
     for a in actions:
-        if a.kind in _PACKAGE_KINDS and a.resolved:
+        if a.kind in INSTALLS and a.resolved:
             seen[a.subject] = PackageVersion(a.subject, a.resolved, a.seq, "installed")
     return sorted(seen.values(), key=lambda v: (v.seq, v.package))
 

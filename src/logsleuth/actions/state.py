@@ -23,10 +23,10 @@ from logsleuth.actions.launch import Flags, LaunchInfo, launch_info
 from logsleuth.actions.lexer import LexError
 from logsleuth.actions.packages import PkgCmd, Req, parse_package
 from logsleuth.actions.shellparse import Cmd, basename, commands, split_commands
+from logsleuth.enums import PACKAGE_CHANGES
 from logsleuth.model import Action, ActionKind
 
 K = ActionKind
-_PACKAGE = frozenset({K.INSTALL, K.UPGRADE, K.DOWNGRADE, K.PIN, K.UNINSTALL})
 _PASTEABLE_EDITS = frozenset({"sed", "perl", "ln", "cp", "mv", "install", "rm", "echo", "printf", "patch"})
 _SYSTEM = frozenset({"apt", "brew", "dpkg", "yum", "dnf", "apk", "zypper", "port"})
 _SAFE = re.compile(r"[\w@%+=:,./-]*")
@@ -114,7 +114,7 @@ def state_at(actions: Sequence[Action], seq: int, session: str | None = None) ->
         elif a.kind is K.ENV_ACTIVATE:
             activated.clear()
             activated[a.subject] = _activation_line(a)
-        elif a.kind in _PACKAGE:
+        elif a.kind in PACKAGE_CHANGES:
             packages.pop(a.subject, None)
             packages[a.subject] = _package_state(a)
         elif a.kind is K.FILE_EDIT:
@@ -138,7 +138,7 @@ def state_at(actions: Sequence[Action], seq: int, session: str | None = None) ->
 
 
 _SECTION = {K.ENV_SET: "env", K.ENV_UNSET: "env", K.ENV_ACTIVATE: "activated", K.FILE_EDIT: "files",
-            K.BUILD: "builds", K.LAUNCH: "launch", **{k: "packages" for k in _PACKAGE}}
+            K.BUILD: "builds", K.LAUNCH: "launch", **{k: "packages" for k in PACKAGE_CHANGES}}
 _HOSTS = ("ssh ", "pct exec", "docker ", "podman ", "nerdctl ", "kubectl exec", "oc exec", "lxc", "incus")
 
 

@@ -13,11 +13,8 @@ import bisect
 import itertools
 from collections.abc import Mapping, Sequence
 
+from logsleuth.enums import PACKAGE_CHANGES
 from logsleuth.model import Action, ActionKind, Catch22, Episode, GraphEdge, Relation
-
-PACKAGE_KINDS = frozenset(
-    {ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN, ActionKind.UNINSTALL}
-)
 
 
 def package_value(a: Action) -> str | None:
@@ -43,7 +40,7 @@ def find_catch22(
     done: set[frozenset[str]] = set()
     # (i) the session really went round: a cycle in the graph of which failure followed which
     # (A -> B -> A, or longer), with the attempts of every episode on it moving one same subject
-    moved = PACKAGE_KINDS | {ActionKind.ENV_SET}
+    moved = PACKAGE_CHANGES | {ActionKind.ENV_SET}
     of_subject: dict[str, list[Action]] = {}  # fixes per subject, in order (one scan, not one per cycle)
     for x in fixes:
         of_subject.setdefault(x.subject, []).append(x)
@@ -76,14 +73,14 @@ def find_catch22(
         a_id, b_id = compressed[i], compressed[i + 1]
         if frozenset((a_id, b_id)) in done or by_id[b_id].occurrences[0] < by_id[a_id].occurrences[0]:
             continue
-        movers = [x for x in attempts.get(a_id, []) if x.kind in PACKAGE_KINDS and package_value(x)]
+        movers = [x for x in attempts.get(a_id, []) if x.kind in PACKAGE_CHANGES and package_value(x)]
         if not movers:
             continue
         mover = movers[-1]
         before = [
             x
             for x in of_subject.get(mover.subject, [])
-            if x.seq < by_id[a_id].occurrences[-1] and x.kind in PACKAGE_KINDS
+            if x.seq < by_id[a_id].occurrences[-1] and x.kind in PACKAGE_CHANGES
         ]
         if not before or package_value(before[-1]) == package_value(mover):
             continue

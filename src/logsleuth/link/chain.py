@@ -18,7 +18,8 @@ from typing import Any
 
 import polars as pl
 
-from logsleuth.link.catch22 import PACKAGE_KINDS, find_catch22, package_value
+from logsleuth.enums import PACKAGE_CHANGES
+from logsleuth.link.catch22 import find_catch22, package_value
 from logsleuth.link.causes import unexplained_failures
 from logsleuth.link.constraints import (
     bends,
@@ -304,7 +305,7 @@ def _changes(fixes: Sequence[Action]) -> list[Action]:
     seen: set[tuple[str, str, str | None]] = set()
     out = []
     for a in fixes:
-        if a.kind in PACKAGE_KINDS:
+        if a.kind in PACKAGE_CHANGES:
             value = package_value(a)
             if last_pkg.get(a.subject, "\0") == value:
                 continue
@@ -417,7 +418,7 @@ def _nodes(episodes: Sequence[Episode], builder: _Builder, success: Finding | No
 def action_label(a: Action) -> str:
     """A short human label: "install nvidia-cuda-nvcc<13.1 → 13.0.88", "set LD_LIBRARY_PATH"."""
     kind = a.kind.value.replace("_", " ")
-    if a.kind in PACKAGE_KINDS:
+    if a.kind in PACKAGE_CHANGES:
         spec = a.value or ""
         got = f" → {a.resolved}" if a.resolved else ""
         return f"{kind} {a.subject}{spec if spec[:1] in '<>=!~' else (' ' + spec if spec else '')}{got}"

@@ -14,11 +14,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from logsleuth.enums import PACKAGE_CHANGES
 from logsleuth.model import Action, ActionKind, Catch22, Episode
-
-PACKAGE_MOVES = frozenset(
-    {ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN, ActionKind.UNINSTALL}
-)
 
 # A clause that keeps something as it is, or rules something out.
 _RULE = re.compile(
@@ -149,7 +146,7 @@ def bends(actions: Sequence[Action], constraints: Sequence[Constraint], events: 
     pins = pinned_in_files([f for c in constraints for f in c.files], events)
     out = []
     for a in actions:
-        if a.kind in PACKAGE_MOVES and a.value:
+        if a.kind in PACKAGE_CHANGES and a.value:
             name = _norm(a.subject)
             pin = pins.get(name)
             if (name in named or pin is not None) and (pin is None or _spec(a.value) != _spec(pin)):

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import polars as pl
 
-from logsleuth.link.catch22 import PACKAGE_KINDS
+from logsleuth.enums import PACKAGE_CHANGES
 from logsleuth.link.causes import named_by_cause
 from logsleuth.link.resolution import any_between
 from logsleuth.link.roles import StoryRoles
@@ -56,7 +56,7 @@ def split_failures(
     }
     package_actions: dict[int, list[Action]] = defaultdict(list)
     for a in actions:
-        if a.kind in PACKAGE_KINDS:
+        if a.kind in PACKAGE_CHANGES:
             package_actions[a.seq].append(a)
     failed: list[tuple[Action, Finding]] = []
     main: list[Finding] = []

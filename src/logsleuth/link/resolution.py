@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from logsleuth.enums import INSTALLS, PACKAGE_CHANGES
 from logsleuth.link.constraints import request_text
 from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, target_of
 from logsleuth.model import (
@@ -496,12 +497,11 @@ def _bearing(window: Sequence[Action], ep: Episode, pivot_ids: set[str]) -> tupl
                and _PROJECT_FILE.search(a.subject)]
     picked = {a.id for a in (*pivots, *(named or project))}
     # `pip install -r requirements.txt` applies the pins edited in that file since: the edit is the fix too
-    files = {a.subject.rsplit("/", 1)[-1] for a in window if a.id in picked and a.kind in _INSTALLS and not a.value}
+    files = {a.subject.rsplit("/", 1)[-1] for a in window if a.id in picked and a.kind in INSTALLS and not a.value}
     picked |= {a.id for a in window if a.kind is ActionKind.FILE_EDIT and a.subject.rsplit("/", 1)[-1] in files}
     return tuple(a for a in window if a.id in picked) if picked else tuple(window)
 
 
-_INSTALLS = frozenset({ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN})
 
 
 _DISTINCT = re.compile(r"(?:/[\w.+\-]+){2,}|(?<=['`\"])[\w.+\-/]{4,}(?=['`\"])|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"
@@ -545,7 +545,7 @@ def _bears(a: Action, low: str, text: str) -> bool:
     names = {subject, subject.replace("-", "_"), subject.replace("_", "-")}
     if any(len(n) > 2 and any(c.isalpha() for c in n) and n in low for n in names):  # not a build's `.`
         return True
-    return a.kind in (ActionKind.INSTALL, ActionKind.UPGRADE, ActionKind.DOWNGRADE, ActionKind.PIN, ActionKind.UNINSTALL) and bool(
+    return a.kind in PACKAGE_CHANGES and bool(
         re.search(r"No module named|ModuleNotFound|ImportError|version|requires|incompatib|conflict|not found|undefined symbol", text, re.I)
     )
 
