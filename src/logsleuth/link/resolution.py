@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from logsleuth.actions.shellparse import basename, commands
 from logsleuth.enums import INSTALLS, PACKAGE_CHANGES
 from logsleuth.link.constraints import request_text
 from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, target_of
@@ -333,8 +334,6 @@ def _operands(run: Run) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=4096)
 def _operands_of(command: str) -> tuple[str, ...]:
     # parsed once per call: each failure asks it of every later run of its target
-    from logsleuth.actions.shellparse import commands
-
     return tuple(x for c in commands(command) for x in c.argv[1:] if not x.startswith("-"))
 
 
@@ -441,8 +440,8 @@ def _drops_named_operand(failed: Run, rerun: Run, ep: Episode) -> bool:
     if not {x for t in rerun.targets for x in t.argv[1:] if not x.startswith("-")}:
         return False  # a bare `make` / `pytest` runs its whole default set, the named operand included
     after = set(_operands(rerun))
-    bases = {_base(x) for x in after}
-    return any(len(o) >= 4 and o not in after and _base(o) not in bases and _named_in(o, text) for o in _operands(failed))
+    bases = {basename(x) for x in after}
+    return any(len(o) >= 4 and o not in after and basename(o) not in bases and _named_in(o, text) for o in _operands(failed))
 
 
 def _corrected_operands(before: Sequence[str], after: Sequence[str], text: str) -> list[tuple[str, str]]:
@@ -452,14 +451,10 @@ def _corrected_operands(before: Sequence[str], after: Sequence[str], text: str) 
     for o in before:
         if o in after or len(o) < 4 or not _named_in(o, text):
             continue
-        n = next((n for n in new if _base(n) == _base(o)), None)
+        n = next((n for n in new if basename(n) == basename(o)), None)
         if n is not None:
             out.append((o, n))
     return out
-
-
-def _base(path: str) -> str:
-    return path.rstrip("/").rsplit("/", 1)[-1]
 
 
 def _named_in(operand: str, text: str) -> bool:
@@ -555,8 +550,6 @@ def _bears(a: Action, low: str, text: str) -> bool:
 
 def goal_targets(events: pl.DataFrame) -> list[str]:
     """The targets the user's first request names in backticks (`make check`, `pytest`)."""
-    from logsleuth.actions.shellparse import commands
-
     text = request_text(events)
     out = []
     for span in re.findall(r"`([^`\n]{2,200})`", text):
