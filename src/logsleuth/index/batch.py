@@ -98,14 +98,14 @@ def _small_plain(source: str, reader: str | None = None) -> tuple[str, bytes] | 
     if reader is not None:
         if reader != "text":
             return None
-        from logsleuth.ingest import _looks_binary
+        from logsleuth.ingest import unreadable
 
         try:
             with open(source, "rb") as f:
                 data = f.read(SMALL_BYTES + 1)
         except OSError:  # gone or unreadable since the walk: the probe below says so, located
             data = b""
-        if data.removeprefix(b"\xef\xbb\xbf") and not _looks_binary(data[:8192]):
+        if unreadable(data) is None:
             return (source, data) if len(data) <= SMALL_BYTES else None
         # changed since the walk into something empty or binary: probed and detected again
     probe = make_probe(source)

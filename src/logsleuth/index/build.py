@@ -343,7 +343,7 @@ def _fresh_workers(roots: Sequence[str], db: Path, lib: PatternLibrary, jobs: in
     for them: their start-up (~1 s of imports each) overlaps this process's own imports and its
     folder walk. Counted by name only (no probing): a guess that at worst starts workers that
     `pool.analysed` then closes unused."""
-    jobs = pool.default_jobs() if jobs is None else max(1, jobs)
+    jobs = pool.jobs_for(jobs)
     if jobs < 2 or not (force or not (db / MANIFEST).exists()):
         return None
     count = 0
@@ -360,7 +360,7 @@ def _fresh_workers(roots: Sequence[str], db: Path, lib: PatternLibrary, jobs: in
 def _early_workers(b: _Builder, inputs: dict[str, str], lib: PatternLibrary, jobs: int | None) -> pool.Workers | None:
     """Workers started before planning when this many inputs are new to the index (their
     start-up overlaps the hashing); else `pool.analysed` starts them if the work calls for it."""
-    jobs = pool.default_jobs() if jobs is None else max(1, jobs)
+    jobs = pool.jobs_for(jobs)
     new = sum(1 for key in inputs if b.force or (b.origin, key) not in b.rows)
     return pool.Workers(lib, jobs) if jobs > 1 and pool.worth_workers(new) else None
 

@@ -82,6 +82,11 @@ def _numbered(n: int, outcomes: Sequence[FileOutcome]) -> Generator[FileOutcome,
         yield dataclasses.replace(o, batch=n, closes=i == len(outcomes) - 1)
 
 
+def jobs_for(asked: int | None) -> int:
+    """The worker processes a run asked for (`--jobs`), else the default."""
+    return default_jobs() if asked is None else max(1, asked)
+
+
 def default_jobs() -> int:
     raw = os.environ.get(JOBS_ENV, "").strip()
     if raw:
@@ -156,7 +161,7 @@ def analysed(
 ) -> Generator[FileOutcome, None, None]:
     """The outcome of every task, in the order of `tasks` (on `workers` when given and the work
     is worth them; they are closed either way)."""
-    jobs = workers.jobs if workers is not None else default_jobs() if jobs is None else max(1, jobs)
+    jobs = workers.jobs if workers is not None else jobs_for(jobs)
     parallel = jobs > 1 and worth_workers(len(tasks), sum(t.size for t in tasks))
     groups = batches(tasks, jobs if parallel else 1)
     if not parallel or len(groups) < 2:

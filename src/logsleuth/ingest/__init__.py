@@ -203,13 +203,20 @@ def _read_folder(probe: Probe) -> Transcript:
 
 
 def _reject_unreadable(probe: Probe) -> None:
-    if probe.head.startswith(b"SQLite format 3\x00"):
-        return  # a database (opencode.db): binary by nature
-    if not probe.head.removeprefix(b"\xef\xbb\xbf"):  # a byte-order mark alone is empty too
-        raise InputError("empty file", Location(probe.display), "nothing to analyse")
-    sample = probe.head[:8192]
-    if _looks_binary(sample):
-        raise InputError("binary file (not a transcript or text log)", Location(probe.display))
+    why = unreadable(probe.head)
+    if why is not None:
+        raise InputError(why, Location(probe.display), "nothing to analyse" if why == "empty file" else None)
+
+
+def unreadable(head: bytes) -> str | None:
+    """Why a file whose first bytes are `head` holds nothing to read (empty, binary), or None."""
+    if head.startswith(b"SQLite format 3\x00"):
+        return None  # a database (opencode.db): binary by nature
+    if not head.removeprefix(b"\xef\xbb\xbf"):  # a byte-order mark alone is empty too
+        return "empty file"
+    if _looks_binary(head[:8192]):
+        return "binary file (not a transcript or text log)"
+    return None
 
 
 _CONTROL = bytes(c for c in range(32) if c not in b"\t\n\r\x0c\x1b\x08")
