@@ -30,13 +30,14 @@ def test_format_follows_the_extension_unless_o_says(name: str, given: ReportForm
 def test_analyze_o_html_writes_html_and_open_runs_the_opener(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     marker = tmp_path / "opened.txt"
     opener = tmp_path / "fake-opener"
-    opener.write_text(f"#!/bin/sh\necho \"$1\" > {marker}\n")
+    # write then rename: the test polls for the file, and must never see it half written
+    opener.write_text(f"#!/bin/sh\necho \"$1\" > {marker}.part && mv {marker}.part {marker}\n")
     opener.chmod(0o755)
     monkeypatch.setenv("LOGSLEUTH_OPENER", str(opener))
     out = tmp_path / "report.html"
     assert main(["analyze", str(SESSION), "-o", str(out), "--open"]) == 0
     assert out.read_text().startswith("<!DOCTYPE html>")
-    for _ in range(50):  # the opener runs detached
+    for _ in range(400):  # the opener runs detached; a loaded CI machine may take seconds to start it
         if marker.exists():
             break
         time.sleep(0.05)
