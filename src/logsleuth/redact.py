@@ -319,6 +319,21 @@ def _token_kind(value: str) -> str | None:
     return None
 
 
+# A tool's input reaches the rules as compact JSON, where a line break is the two characters `\n`:
+# a token starting a line would follow the letter `n` and fail every word-boundary test. The rules
+# read such an escape as a space and the control character it stands for: the same length, so a
+# span found in the view is the same span of the text (redact_scan.superset widens to match).
+_ESCAPED = regex.compile(r"\\([nrt])")
+_UNESCAPED = {"n": " \n", "r": " \r", "t": " \t"}
+
+
+def rule_view(text: str) -> str:
+    """`text` as the rules read it: JSON escapes of line breaks and tabs as whitespace."""
+    if "\\" not in text:
+        return text
+    return _ESCAPED.sub(lambda m: _UNESCAPED[m.group(1)], text)
+
+
 _PEM_LINES = regex.compile(r"\n|\\n|\\r\\n|\r\n")
 MIN_KNOWN = 6  # shorter masked values are not remembered (they would hit ordinary words)
 FEW_KNOWN = 128  # up to this many known values, each is searched for; beyond, only those whose head occurs
@@ -468,6 +483,7 @@ class Redactor:
         return maybe_secret(which, sorted(self._known) if known else (), texts)
 
     def _candidates(self, text: str) -> list[_Cand]:
+        text = rule_view(text)
         lower: str | None = None
         cands: list[_Cand] = []
         for idx, c in enumerate(self._rules):

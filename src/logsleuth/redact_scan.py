@@ -9,6 +9,8 @@ assertion dropped only widens), a positive look-behind becomes plain text before
 text holds the match iff it holds the look-behind's text right before it), named groups lose
 their names, `\\b`, `^` and `$` are dropped, and `\\w`/`\\d` outside a negated class become `\\S` (the `regex`
 module knows a newer Unicode than Rust; both agree on `\\s`, measured over every code point).
+Whitespace also matches the characters of a JSON escape (`\\`, `n`, `r`, `t`): the rules read `\\n`
+in a text as a space and a line break (redact.rule_view).
 Case-insensitive rules add the characters whose case folding reaches ASCII (`K` Kelvin sign,
 `ſ`): a text holding one is always a candidate.
 """
@@ -53,12 +55,20 @@ def _group_end(p: str, i: int) -> int:
     return j
 
 
+# the rules read a JSON escape `\n` as a space and a line break (redact.rule_view): wherever
+# a rule may match whitespace, its superset also matches the escape's own characters
+_ESCAPE_CHARS = "\\\\nrt"
+
+
 def _widen_class(body: str) -> str:
-    """A positive class with `\\w`/`\\d` widened to `\\S`; a negated class is kept (it only
-    excludes less in Rust)."""
+    """A positive class with `\\w`/`\\d` widened to `\\S`, and to an escape's characters where it
+    holds whitespace; a negated class is kept (it only excludes less in Rust)."""
     if body.startswith("[^"):
         return body
-    return body.replace("\\w", "\\S").replace("\\d", "\\S")
+    body = body.replace("\\w", "\\S").replace("\\d", "\\S")
+    if any(ws in body for ws in ("\\s", " ", "\\t", "\\n", "\\r")):
+        body = body[:-1] + _ESCAPE_CHARS + "]"
+    return body
 
 
 def superset(pattern: str) -> str:
@@ -69,7 +79,9 @@ def superset(pattern: str) -> str:
         c = pattern[i]
         if c == "\\":
             esc = pattern[i : i + 2]
-            out.append({"\\b": "", "\\w": "\\S", "\\d": "\\S"}.get(esc, esc))
+            out.append({"\\b": "", "\\w": "\\S", "\\d": "\\S", "\\s": f"[\\s{_ESCAPE_CHARS}]",
+                        "\\n": f"[\\n{_ESCAPE_CHARS}]", "\\r": f"[\\r{_ESCAPE_CHARS}]",
+                        "\\t": f"[\\t{_ESCAPE_CHARS}]"}.get(esc, esc))
             i += 2
         elif c == "[":
             j = class_end(pattern, i)
@@ -84,6 +96,9 @@ def superset(pattern: str) -> str:
         elif pattern.startswith(("(?=", "(?!", "(?<!"), i):
             i = _group_end(pattern, i)
         elif c in "^$":  # an anchor (multi-line in some rules) asserts; dropped, it only widens
+            i += 1
+        elif c == " ":
+            out.append(f"[ {_ESCAPE_CHARS}]")
             i += 1
         elif pattern.startswith("(?P<", i):
             out.append("(?:")
