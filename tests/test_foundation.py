@@ -35,6 +35,14 @@ def test_sink_assigns_seq_per_session_and_strips_nul() -> None:
     assert t.report.balanced and t.report.events == 3
 
 
+def test_sink_strips_terminal_sequences_from_every_reader_s_text() -> None:
+    # coloured tool output hid `PASSWORD: X` from masking (the colour code sat between key and value)
+    sink = EventSink("s1", "a.jsonl")
+    sink.add(line=1, role="tool", kind="tool_result",
+             text="\x1b[1mPOSTGRES_PASSWORD\x1b[0m: Pw1\x1b]0;title\x07 \x1b]8;;http://x\x1b\\link\x1bM")
+    assert transcript(sink, ReportBuilder("a.jsonl", "x")).events["text"][0] == "POSTGRES_PASSWORD: Pw1 link"
+
+
 def test_parse_ts_variants() -> None:
     assert parse_ts("2026-01-02T03:04:05.123Z").isoformat() == "2026-01-02T03:04:05.123000+00:00"
     assert parse_ts(1767322800000) == parse_ts(1767322800)

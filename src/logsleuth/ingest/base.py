@@ -26,6 +26,10 @@ HEAD_BYTES = 64 * 1024
 MAX_LINE_BYTES = 16 * 1024 * 1024
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1  # the event table's integer columns
+# terminal colour and control sequences (CSI, OSC, two-byte escapes): in the syntax of both
+# Python's `re` and Rust's regex (the plain-text reader strips them in polars)
+ANSI = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
+_ANSI_RE = re.compile(ANSI)
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -278,6 +282,8 @@ class EventSink:
         c["tool"].append(tool)
         c["call_id"].append(call_id)
         clean = text.replace("\x00", "") if text else ""
+        if "\x1b" in clean:  # coloured tool output: `PASSWORD\x1b[0m: X` hid the value from masking and patterns
+            clean = _ANSI_RE.sub("", clean)
         c["text"].append(clean)
         self._chars += len(clean)
         if str(kind) == Kind.TOOL_CALL:

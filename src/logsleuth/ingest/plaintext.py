@@ -23,7 +23,7 @@ import numpy as np
 import polars as pl
 
 from logsleuth.ingest import listing
-from logsleuth.ingest.base import Probe, ReaderSpec, ReportBuilder, session_from_path
+from logsleuth.ingest.base import ANSI, Probe, ReaderSpec, ReportBuilder, session_from_path
 from logsleuth.model import CALL_SCHEMA, EVENT_SCHEMA, Kind, Role, Transcript
 
 FORMAT = "text"
@@ -92,7 +92,6 @@ _VLLM_MAYBE = _VLLM_CORE + rf")(?: (?:\s|$|{_VLLM_KW})|[\s&&[^ ]]|$|{_VLLM_KW})"
 # CHAIN: a line that joins the record above it and keeps it open over one blank line. unittest's summary
 # (`Ran 3 tests in 0.01s`, a blank line, then `OK` / `FAILED (…)`) is read the same way, so the verdict joins it
 _CHAIN = r"^(?:During handling of the above exception|The above exception was the direct cause|Ran \d+ tests? in [\d.]+s$)"
-_ANSI = r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,7 +181,7 @@ def split_lines(data: bytes) -> pl.Series:
 def _clean(lines: pl.Series, data: bytes) -> pl.Series:
     """Strip ANSI colours, keep what a carriage return drew last, cut over-long lines."""
     if b"\x1b" in data:
-        lines = lines.str.replace_all(_ANSI, "")
+        lines = lines.str.replace_all(ANSI, "")
     if b"\r" in data:
         lines = lines.str.strip_chars_end("\r").str.replace(r"^[^\n]*\r", "")
     longest = lines.str.len_bytes().max()
