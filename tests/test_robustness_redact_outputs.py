@@ -120,3 +120,37 @@ def test_masking_learned_a_chunk_at_a_time_gives_the_same_output(f: Fmt, planted
     chunked = {c: run([*c.split(), path]) for c in commands}
     assert chunked == whole
     assert flushes.count(5) > 3  # many chunks, not one
+
+
+def _claude(records: list[dict[str, object]]) -> bytes:
+    import json
+
+    base = {"sessionId": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
+    return b"".join(json.dumps({**base, "uuid": f"u{i}", **r}).encode() + b"\n" for i, r in enumerate(records))
+
+
+def test_a_secret_taught_in_one_event_is_masked_bare_in_the_index_and_search(tmp_path: Path) -> None:
+    """`export DB_PASSWORD=X` in one event, a bare X in an error: `analyze` learned X from the
+    first, but the index masked each row alone and stored X (red-team probe)."""
+    secret = "Pwu8jzPde0IgxLd69"
+    err = f"psycopg2.OperationalError: FATAL: password authentication failed for user app using {secret}"
+    session = tmp_path / "s" / "sess.jsonl"
+    session.parent.mkdir()
+    session.write_bytes(_claude([
+        {"type": "user", "message": {"role": "user", "content": f"we set export DB_PASSWORD={secret} earlier"}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "python migrate.py"}}]}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": err, "is_error": True}]}},
+    ]))
+    db = tmp_path / "db"
+    run(["index", str(session.parent), "--db", str(db)])
+    stored = "".join(str(pl.read_parquet(p).to_dicts()) for p in sorted(db.rglob("*.parquet")))
+    assert "password authentication failed" in stored  # the finding is there
+    assert secret not in stored
+    for argv in (["search", "password authentication failed", "--db", str(db), "-O", "json"],
+                 ["search", "password authentication failed", "--in", str(session), "-O", "json"],
+                 ["analyze", str(session), "-O", "json"]):
+        out = run(argv)
+        assert "password authentication failed" in out, argv
+        assert secret not in out, argv

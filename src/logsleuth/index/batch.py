@@ -182,6 +182,10 @@ def _together(items: Sequence[tuple[Transcript, str, bool]], library: PatternLib
         k, _, s = key.partition(SEP)
         sessions_of[int(k)].append(s)
     per_session: list[tuple[int, list[dict[str, Any]]]] = []
+    # a session whose events hold a string a masking rule may match teaches its rows what to mask
+    # (`export DB_PASSWORD=X` in one event, a bare X in a finding's text), as `analyze` learns
+    secret_sessions = _sessions_with_secrets(keyed)
+    contexts: list[pl.DataFrame | None] = []
     meta: list[tuple[int, int]] = []  # per input: (sessions, first index in per_session)
     for k, (t, sha, _) in enumerate(items):
         names = sessions_of[k]
@@ -201,7 +205,8 @@ def _together(items: Sequence[tuple[Transcript, str, bool]], library: PatternLib
             an = Analysis(transcript=t, session=s, findings=tuple(final), primary=prim, unclassified=(),
                           actions=acts, graph=graph, sentences=(), library=library)
             per_session.append((k, unmasked_rows(an, t.report.format, sha)))
-    masked = _masked([rows for _, rows in per_session])
+            contexts.append(ev if prefix + s in secret_sessions else None)
+    masked = _masked([rows for _, rows in per_session], contexts)
     frames = findings_frames([[r for rows in masked[at : at + n] for r in rows] for n, at in meta])
     results = []
     for k, (t, _, from_batch) in enumerate(items):
@@ -212,10 +217,22 @@ def _together(items: Sequence[tuple[Transcript, str, bool]], library: PatternLib
     return results
 
 
-def _masked(groups: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
-    """`mask_tree` of each group of rows, run only on the groups holding a string a masking rule
-    may match: for the others it finds nothing to learn or change and gives back the same rows."""
-    from logsleuth.render.masking import mask_tree, new_redactor
+def _sessions_with_secrets(keyed: pl.DataFrame) -> set[str]:
+    """The (keyed) sessions of a batch with an event text a masking rule may match: one vectorised
+    test over the batch."""
+    from logsleuth.render.masking import new_redactor
+
+    if not keyed.height:
+        return set()
+    hit = new_redactor().maybe_secret(keyed["text"], known=False)
+    return set(keyed.filter(pl.Series(np.asarray(hit, bool)))["session"].unique().to_list())
+
+
+def _masked(groups: list[list[dict[str, Any]]], contexts: list[pl.DataFrame | None]) -> list[list[dict[str, Any]]]:
+    """Each group of rows masked: with its session's events as context (learned, not kept) when
+    they may hold a secret, else by `mask_tree` when the rows may hold one; the others have
+    nothing to learn or change and are given back as they are."""
+    from logsleuth.render.masking import mask_tree, new_redactor, redact_output
 
     owners: dict[str, set[int]] = {}  # each distinct string, tested once
     for g, rows in enumerate(groups):
@@ -228,7 +245,12 @@ def _masked(groups: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
     rules = dict(zip(strings, np.asarray(hit, bool).tolist(), strict=True))
     flagged = {g for s, h in rules.items() if h for g in owners[s]}
     # a flagged group's own masking reuses this test of the rules (its strings are among these)
-    return [mask_tree(rows, rules=rules) if g in flagged else rows for g, rows in enumerate(groups)]
+    return [
+        redact_output(rows, context, rules=rules) if context is not None
+        else mask_tree(rows, rules=rules) if g in flagged
+        else rows
+        for g, (rows, context) in enumerate(zip(groups, contexts, strict=True))
+    ]
 
 
 def _strings(obj: Any) -> list[str]:

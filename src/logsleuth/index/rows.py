@@ -93,10 +93,17 @@ def episode_fixes(graph: CausalGraph) -> dict[str, EpisodeFix]:
 
 
 def analysis_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]:
-    """Index rows (FINDING_SCHEMA) for the findings of one analysed session."""
-    from logsleuth.render.masking import mask_tree
+    """Index rows (FINDING_SCHEMA) for the findings of one analysed session, masked: a shared
+    index is an output too. The session's events teach the masking (`export DB_PASSWORD=X` in
+    one event masks a bare X in a finding), as they do for `analyze`."""
+    import polars as pl
 
-    return mask_tree(unmasked_rows(an, fmt, sha))  # a shared index is an output too: what reaches Parquet is masked
+    from logsleuth.render.masking import redact_output
+
+    events = an.transcript.events
+    if events.height and events["session"].n_unique() > 1:
+        events = events.filter(pl.col("session") == an.session)
+    return redact_output(unmasked_rows(an, fmt, sha), events)
 
 
 def unmasked_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]:

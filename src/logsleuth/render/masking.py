@@ -301,11 +301,12 @@ def redact_object(obj: T, *, hosts: bool = False, redactor: Redactor | None = No
     return _mask_parts({"obj": obj}, r)["obj"], r
 
 
-def redact_output(obj: T, context: Any) -> T:
+def redact_output(obj: T, context: Any, rules: Mapping[str, bool] | None = None) -> T:
     """`obj` masked as `redact_object((context, obj))` masks it, without masking `context`: the
     secrets `context` teaches (an event table read for `classify`) are learned in the same order,
-    but a context that is not printed is not copied."""
-    return _mask_parts({"context": context, "obj": obj}, new_redactor(), learn_only=frozenset({"context"}))["obj"]  # type: ignore[no-any-return]
+    but a context that is not printed is not copied. `rules` as for `mask_tree`."""
+    return _mask_parts({"context": context, "obj": obj}, new_redactor(), learn_only=frozenset({"context"}),  # type: ignore[no-any-return]
+                       rules=rules)["obj"]
 
 
 def redact_analysis(an: Analysis, *, hosts: bool = False) -> tuple[Analysis, Redactor]:
