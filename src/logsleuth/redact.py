@@ -76,6 +76,12 @@ _TOKENS: list[_Rule] = [
     _Rule("jwt", rf"{_L}eyJ[A-Za-z0-9_\-]{{8,}}\.eyJ[A-Za-z0-9_\-]{{8,}}\.[A-Za-z0-9_\-]*{_R}"),
 ]
 
+def token_shapes() -> tuple[str, ...]:
+    """The patterns of the secrets recognisable by shape alone, but the cut-short one (its shape
+    needs the ellipsis after it)."""
+    return tuple(r.pattern for r in _TOKENS if r.kind != "truncated_token")
+
+
 # Assignments of secret-named variables. Every rule starts at its keyword (a literal search): an
 # alternation of names would be 20× slower. `_SEP` is `=`, `: `, with optional (JSON-escaped) quotes.
 _SEP = rf"{_Q}\s*(?:=|:[ \t])\s*{_Q}"
@@ -331,7 +337,8 @@ def rule_view(text: str) -> str:
     """`text` as the rules read it: JSON escapes of line breaks and tabs as whitespace."""
     if "\\" not in text:
         return text
-    return _ESCAPED.sub(lambda m: _UNESCAPED[m.group(1)], text)
+    view: str = _ESCAPED.sub(lambda m: _UNESCAPED[m.group(1)], text)
+    return view
 
 
 _PEM_LINES = regex.compile(r"\n|\\n|\\r\\n|\r\n")

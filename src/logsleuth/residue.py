@@ -7,6 +7,7 @@ All in polars: one split/explode over the error-looking events, one chain of rep
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,8 +49,19 @@ class Unclassified:
                 "source": self.source}
 
 
+@functools.lru_cache(maxsize=1)
+def _secret_shapes() -> str:
+    """Every token recognisable by its shape (redact.py), as one Rust regex. A token is one value:
+    templating its digit runs (`sk-ant-…-7-…` as `-<num>-`) cut it into pieces that no masking
+    rule recognises, and its tail reached the report."""
+    from logsleuth.redact import token_shapes
+    from logsleuth.redact_scan import superset
+
+    return r"\b(?:" + "|".join(f"(?:{superset(p)})" for p in token_shapes()) + ")"
+
+
 def template_expr(col: str) -> pl.Expr:
-    e = pl.col(col)
+    e = pl.col(col).str.replace_all(_secret_shapes(), "<secret>")
     for rx, repl in MASKS:
         e = e.str.replace_all(rx, repl)
     return e.str.strip_chars().str.slice(0, TEMPLATE_CHARS)
