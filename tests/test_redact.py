@@ -30,6 +30,23 @@ def test_planted_secrets_none_survive_and_counts_per_kind() -> None:
         assert kept in out
 
 
+SHAPES = [json.loads(line) for line in (FIXTURES / "redact" / "shapes.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.parametrize("case", SHAPES, ids=lambda c: c["text"][:48])
+def test_shapes_masked_or_kept_as_the_fixture_says(case: dict[str, str]) -> None:
+    """tests/fixtures/redact/shapes.jsonl: each `secret` is gone from its line (and again line by
+    line in JSON, as a tool's input shows it after an escaped line break); each `kept` line is
+    unchanged. Cases from a red-team probe of shapes the planted set missed."""
+    out, n = redact(case["text"])
+    if case.get("kept"):
+        assert (out, n) == (case["text"], 0)
+        return
+    assert case["secret"] not in out and n >= 1
+    escaped = json.dumps({"prompt": "creds:\n" + case["text"]})
+    assert json.dumps(case["secret"])[1:-1] not in redact(escaped)[0]
+
+
 def _single_lines() -> list[str]:
     """Lines of the planted corpus, without the private key's body (multi-line: tested as a whole)."""
     head, _, rest = SECRETS.partition("-----BEGIN")
