@@ -84,6 +84,7 @@ _TOKENS: list[_Rule] = [
     _Rule("jwt", rf"{_L}eyJ[A-Za-z0-9_\-]{{8,}}\.eyJ[A-Za-z0-9_\-]{{8,}}\.[A-Za-z0-9_\-]*{_R}"),
 ]
 
+
 def token_shapes() -> tuple[str, ...]:
     """The patterns of the secrets recognisable by shape alone, but the cut-short one (its shape
     needs the ellipsis after it)."""
