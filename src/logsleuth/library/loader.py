@@ -69,6 +69,7 @@ def parse_yaml(text: str) -> tuple[Any, dict[tuple[Any, ...], int]]:
         node = loader.get_single_node()
         if node is None:
             return None, {}
+        _check_expanded_size(node)
         data = loader.construct_document(node)
     finally:
         loader.dispose()
@@ -89,6 +90,40 @@ def parse_yaml(text: str) -> tuple[Any, dict[tuple[Any, ...], int]]:
     return data, lines
 
 
+# nodes a document may expand to once its aliases are followed: the built-in library's largest
+# file has a few hundred; a "billion laughs" of nine aliases to nine aliases has 10^9
+MAX_YAML_NODES = 100_000
+
+
+def _check_expanded_size(root: Any) -> None:
+    """Refuse a document whose aliases expand past MAX_YAML_NODES (or into themselves), located
+    at the alias: every later walk of it, ours and the validator's, would be exponential."""
+    import yaml
+
+    size: dict[int, int] = {}  # id(node) -> nodes it expands to, once known
+    open_: set[int] = set()  # nodes whose children are being counted
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        n, done = stack.pop()
+        kids = [x for kv in n.value for x in kv] if isinstance(n, yaml.MappingNode) else (
+            list(n.value) if isinstance(n, yaml.SequenceNode) else [])
+        if done:
+            open_.discard(id(n))
+            total = 1 + sum(size[id(k)] for k in kids)
+            size[id(n)] = total
+            if total > MAX_YAML_NODES:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"aliases expand this document past {MAX_YAML_NODES} nodes", n.start_mark)
+            continue
+        if id(n) in size:
+            continue
+        if id(n) in open_:
+            raise yaml.constructor.ConstructorError(None, None, "an alias refers to itself", n.start_mark)
+        open_.add(id(n))
+        stack.append((n, True))
+        stack.extend((k, False) for k in kids if id(k) not in size)
+
+
 def _read_yaml(path: Path, display: str, problems: list[Problem]) -> tuple[Any, dict[tuple[Any, ...], int]] | None:
     try:
         text = path.read_text(encoding="utf-8")
@@ -106,6 +141,8 @@ def _read_yaml(path: Path, display: str, problems: list[Problem]) -> tuple[Any, 
         problems.append(Problem(display, line, f"YAML syntax error: {what}"))
     except yaml.YAMLError as exc:
         problems.append(Problem(display, 1, f"YAML error: {exc}"))
+    except RecursionError:
+        problems.append(Problem(display, 1, "YAML error: nested too deeply"))
     return None
 
 
