@@ -105,7 +105,7 @@ def answer(opts: Mapping[str, str]) -> tuple[bytes, int] | None:
         return None
     try:
         query, hits = lean_search(con, text, since_us=since_us(opts.get("since")),
-                                  limit=int(opts.get("limit", DEFAULT_LIMIT)))
+                                  limit=min(int(opts.get("limit", DEFAULT_LIMIT)), MAX_LIMIT))
     finally:
         con.close()
     if opts.get("format") == "json":
@@ -121,6 +121,7 @@ def answer(opts: Mapping[str, str]) -> tuple[bytes, int] | None:
 
 
 DEFAULT_LIMIT = 10  # engine.DEFAULT_LIMIT
+MAX_LIMIT = 1_000_000  # engine.MAX_LIMIT
 
 
 def default_dir() -> str:
@@ -137,4 +138,7 @@ def since_us(value: str | None) -> int | None:
     from datetime import UTC, datetime
 
     ts = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    return sc.us_of(ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC))
+    try:
+        return sc.us_of(ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC))
+    except OverflowError as exc:  # 9999-12-31T23:59-23:59 is past year 9999 in UTC
+        raise ValueError(value) from exc

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from logsleuth.library import PatternLibrary
 
 DEFAULT_LIMIT = 10
+MAX_LIMIT = 1_000_000  # a larger --limit means "all": SQLite's LIMIT is a 64-bit integer
 # What ranking a pattern's rows reads, and the resolution columns of its hits.
 RANK_COLUMNS = (
     "session", "source", "line", "seq", "ts", "pattern", "category", "severity", "priority", "fingerprint",
@@ -70,6 +71,7 @@ def search(
 
     if limit < 1:
         raise UsageError("--limit must be at least 1")
+    limit = min(limit, MAX_LIMIT)
     lib = lib if lib is not None else library(tuple(pattern_dirs))
     q = classify_query(text, lib)
     pred = _predicate(q, category, since)

@@ -141,4 +141,7 @@ def parse_since(value: str | None) -> datetime | None:
         ts = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError as exc:
         raise UsageError(f"--since: not a date: {value!r}", hint="use YYYY-MM-DD or an ISO datetime") from exc
-    return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+    try:
+        return ts.replace(tzinfo=UTC) if ts.tzinfo is None else ts.astimezone(UTC)
+    except OverflowError as exc:  # 9999-12-31T23:59-23:59 is past year 9999 in UTC
+        raise UsageError(f"--since: out of range: {value!r}", hint="use a date between years 1 and 9999") from exc
