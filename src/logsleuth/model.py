@@ -262,6 +262,35 @@ class Target:
             o.startswith(s.rstrip("/") + "/") or o.startswith(s + "::") for s, o in zip(self.args, other.args, strict=False)
         ) and len(self.args) <= len(other.args)
 
+    def cover_keys(self) -> tuple[tuple[str, ...], ...]:
+        """Keys under which a run of self is looked up by the targets it may cover: whenever
+        `self.covers(b)`, one of these is in `b.coverer_keys()` (an index instead of a scan of
+        every later run: a scan per failure was quadratic in a long session)."""
+        base = (self.host, self.scratch, self.prog)
+        keys: list[tuple[str, ...]] = [(*base, "name", self.name)]
+        if not self.args:
+            keys.append((*base, "bare"))
+        else:
+            if self.args[0] in _COVERING_GOALS:
+                keys.append((*base, "goal"))
+            keys.append((*base, "arg", self.args[0].rstrip("/")))
+        return tuple(keys)
+
+    def coverer_keys(self) -> tuple[tuple[str, ...], ...]:
+        """The keys a target that covers self has one of (see cover_keys): its name; a covering
+        goal when self has no operand; a bare suite; the first operand's `/` and `::` prefixes."""
+        base = (self.host, self.scratch, self.prog)
+        keys: list[tuple[str, ...]] = [(*base, "name", self.name)]
+        if not self.args:
+            keys.append((*base, "goal"))
+            return tuple(keys)
+        if self.prog in _SUITES:
+            keys.append((*base, "bare"))
+        first = self.args[0]
+        cuts = {i for i, ch in enumerate(first) if ch == "/"} | {i for i in range(len(first) - 1) if first.startswith("::", i)}
+        keys.extend((*base, "arg", first[:i]) for i in sorted(cuts))
+        return tuple(keys)
+
 
 _COVERING_GOALS = frozenset({"check", "test", "tests", "all", "install", "run"})
 _SUITES = frozenset({"pytest", "unittest", "cargo-test", "go-test", "mix-test", "npm-test", "jest", "vitest", "ctest",

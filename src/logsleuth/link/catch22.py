@@ -100,17 +100,27 @@ def find_catch22(
     return tuple(found)
 
 
-def _transition_cycles(compressed: Sequence[str], longest: int = 3) -> list[list[str]]:
-    """Cycles of the episode transition graph, each starting at its earliest episode, in order."""
-    import networkx as nx
-
-    t = nx.DiGraph()
-    t.add_edges_from(itertools.pairwise(compressed))
+def _transition_cycles(compressed: Sequence[str]) -> list[list[str]]:
+    """Cycles of two or three episodes in the transition graph, each starting at its earliest
+    episode, in order. Enumerated from the edges (each edge, each step on from it): networkx's
+    bounded simple_cycles ran a component search per node, quadratic in a long session."""
+    succ: dict[str, set[str]] = {}
+    for a, b in itertools.pairwise(compressed):
+        if a != b:
+            succ.setdefault(a, set()).add(b)
     rank = {e: i for i, e in reversed(list(enumerate(compressed)))}
-    cycles = []
-    for cycle in nx.simple_cycles(t, length_bound=longest):
-        if len(cycle) < 2:
-            continue
+
+    def rotated(cycle: list[str]) -> tuple[str, ...]:
         start = min(range(len(cycle)), key=lambda i: rank[cycle[i]])
-        cycles.append(cycle[start:] + cycle[:start])
+        return tuple(cycle[start:] + cycle[:start])
+
+    found: set[tuple[str, ...]] = set()
+    for a, outs in succ.items():
+        for b in outs:
+            if a in succ.get(b, ()):
+                found.add(rotated([a, b]))
+            for c in succ.get(b, ()):
+                if c != a and a in succ.get(c, ()):
+                    found.add(rotated([a, b, c]))
+    cycles = [list(c) for c in found]
     return sorted(cycles, key=lambda c: (len(c), [rank[e] for e in c]))

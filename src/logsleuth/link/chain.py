@@ -123,6 +123,7 @@ def link(
     episodes = group_episodes(main)
     occurrences = sorted((seq, ep.id) for ep in episodes for seq in ep.occurrences)
     by_id = {ep.id: ep for ep in episodes}
+    last_seen = {ep.id: max(ep.occurrences, default=-1) for ep in episodes}  # once: a scan per step was quadratic
     last_failure = occurrences[-1][0] if occurrences else -1
 
     by_runs = bool(idx.goals)  # a transcript whose commands we can re-run in our heads
@@ -174,7 +175,7 @@ def link(
         if nxt is None:
             continue
         nxt_id = nxt[1]
-        recurs_later = any(s > stop for s in by_id[ep_id].occurrences)
+        recurs_later = last_seen[ep_id] > stop
         for a in window:
             aid = builder.action(a)
             if nxt_id == ep_id:

@@ -11,8 +11,10 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import functools
+import heapq
+import itertools
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 
 import polars as pl
@@ -32,7 +34,12 @@ from logsleuth.model import (
     Run,
     RunRole,
     RunStatus,
+    Target,
 )
+
+# the changes kept as tried against one failure (the first ones after it): a failure never fixed
+# in a session of thousands of changes would otherwise list them all, once per failure
+MAX_ATTEMPTS = 64
 
 _RECAP = re.compile(
     r"^\s*(This session is being continued from a previous conversation|<summary>|Summary of (the|our) "
@@ -98,6 +105,8 @@ class RunIndex:
     goals: tuple[Run, ...]
     goal_seqs: tuple[int, ...]
     outputs: Mapping[int, str] = dataclasses.field(default_factory=dict)  # passing goal run's result seq -> its text
+    by_cover_key: Mapping[tuple[str, ...], tuple[int, ...]] = dataclasses.field(default_factory=dict)  # -> goal positions
+    _positions: dict[tuple[str, ...], tuple[int, ...]] = dataclasses.field(default_factory=dict, compare=False)
 
     @classmethod
     def of(cls, runs: Sequence[Run], outputs: Mapping[int, str] | None = None) -> RunIndex:
@@ -107,10 +116,45 @@ class RunIndex:
             if r.result_seq is not None:
                 at[r.result_seq] = r
         goals = tuple(r for r in runs if r.role is RunRole.GOAL)
-        return cls(tuple(runs), at, goals, tuple(r.seq for r in goals), outputs or {})
+        keyed: dict[tuple[str, ...], list[int]] = {}
+        for i, r in enumerate(goals):
+            for key in {k for t in r.targets for k in t.cover_keys()}:
+                keyed.setdefault(key, []).append(i)
+        return cls(tuple(runs), at, goals, tuple(r.seq for r in goals), outputs or {},
+                   {k: tuple(v) for k, v in keyed.items()})
 
     def goals_after(self, seq: int) -> Sequence[Run]:
         return self.goals[bisect.bisect_right(self.goal_seqs, seq) :]
+
+    def positions(self, what: tuple[str, ...], start: int) -> Sequence[int]:
+        """Positions in `goals`, from `start` on, of the runs of the session's goal (`("main",
+        name…)`: a target of one of these names) or that passed outside a scratch copy
+        (`("passed",)`); each list made once."""
+        found = self._positions.get(what)
+        if found is None:
+            if what[0] == "passed":
+                found = tuple(i for i, r in enumerate(self.goals) if r.status is RunStatus.PASSED and not _scratch_only(r))
+            else:
+                names = set(what[1:])
+                found = tuple(i for i, r in enumerate(self.goals) if any(t.name in names for t in r.targets))
+            self._positions[what] = found
+        return found[bisect.bisect_left(found, start):]
+
+    def covering_after(self, targets: Sequence[Target], seq: int) -> Iterator[Run]:
+        """The goal runs after `seq`, in order, with a target that covers one of `targets`:
+        looked up by Target.cover_keys, so a long session costs what its matches cost."""
+        start = bisect.bisect_right(self.goal_seqs, seq)
+        lists = []
+        for key in {k for b in targets for k in b.coverer_keys()}:
+            pos = self.by_cover_key.get(key, ())
+            lists.append(pos[bisect.bisect_left(pos, start):])
+        last = -1
+        for i in heapq.merge(*lists):
+            if i != last:
+                last = i
+                r = self.goals[i]
+                if any(a.covers(b) for a in r.targets for b in targets):
+                    yield r
 
 
 # ---------------------------------------------------------------- noise
@@ -182,8 +226,7 @@ def split_slips(main: Sequence[Finding], fixes: Sequence[Action], idx: RunIndex)
         names = {a.subject.rsplit("/", 1)[-1] for a in edits if run is not None and prev < a.seq <= run.seq}
         head = f.text.strip().split("\n", 1)[0]  # the cause; a wrapper's `Makefile:25` is make's own recipe
         inside = any(n and re.search(rf"(?<![\w.-]){re.escape(n)}(:\d+|\(\d+\))", head) for n in names)
-        again = run is not None and any(any(a.covers(b) for a in r.targets for b in run.targets)
-                                        for r in idx.goals_after(run.end))
+        again = run is not None and next(idx.covering_after(run.targets, run.end), None) is not None
         if (inside and again and count[(f.pattern, f.fingerprint)] == 1 and run is not None and run.role is RunRole.GOAL
                 and not _VERDICT.search(f.text) and _takes_back(edits, names, prev, run.seq, f.seq)):
             slips.append(f)
@@ -296,7 +339,9 @@ def resolve(
                     held = False if fixed else held
         first_run = _run_start(idx, occ[0])
         stop = at_last.seq + 1 if at_last is not None else NO_SEQ_LIMIT
-        tried = [a for a in between(fixes, fix_seqs, first_run, stop) if all(a.id != b.id for b in fixed)]
+        fixed_ids = {a.id for a in fixed}
+        span = range(bisect.bisect_right(fix_seqs, first_run), bisect.bisect_left(fix_seqs, stop))
+        tried = itertools.islice((fixes[i] for i in span if fixes[i].id not in fixed_ids), MAX_ATTEMPTS)
         out[ep.id] = Resolution(ep.id, at_last.seq if at_last else None, fixed, held, tuple(tried))
     return out
 
@@ -392,7 +437,9 @@ def _resolver(
 ) -> Run | None:
     run = idx.at.get(seq)
     occ = set(ep.occurrences)
-    later = [r for r in idx.goals_after(run.end if run is not None else seq) if r.seq < before]
+    start = bisect.bisect_right(idx.goal_seqs, run.end if run is not None else seq)
+    # the goal runs it never came back after: from its last occurrence on (bisected, not scanned)
+    settled = max(start, bisect.bisect_left(idx.goal_seqs, max(occ, default=-1)))
 
     def cleared(r: Run, rerun: bool) -> bool:
         """r no longer shows it: it passed, or it failed otherwise after a change (a run that fails
@@ -409,18 +456,23 @@ def _resolver(
         return rerun and any(t.argv not in argv for t in r.targets)
 
     if run is not None and run.targets:
-        for r in later:
-            if any(a.covers(b) for a in r.targets for b in run.targets) and cleared(r, rerun=True):
+        for r in idx.covering_after(run.targets, run.end):
+            if r.seq >= before:
+                break
+            if cleared(r, rerun=True):
                 return r
     # its target never ran again: the next run of the session's goal that no longer shows it (a
     # probe's failure is gone when the goal that met it runs without it) ...
     if main and not any(t.name in main for t in (run.targets if run is not None else ())):
-        for r in later:
-            if any(t.name in main for t in r.targets) and not any(s > r.seq for s in occ) and cleared(r, rerun=False):
+        for i in idx.positions(("main", *sorted(main)), settled):
+            r = idx.goals[i]
+            if r.seq >= before:
+                break
+            if cleared(r, rerun=False):
                 return r
-    for r in later:  # ... else the first goal run that passed, if it never came back
-        if r.status is RunStatus.PASSED and not any(s > r.seq for s in occ) and not _scratch_only(r):
-            return r
+    for i in idx.positions(("passed",), settled):  # ... else the first goal run that passed, if it never came back
+        r = idx.goals[i]
+        return r if r.seq < before else None
     return None
 
 
