@@ -14,13 +14,29 @@ class ExitCode(enum.IntEnum):
     INTERNAL = 4  # a bug in logsleuth: please report it (traceback with --debug)
 
 
+def shown_path(path: str) -> str:
+    """A path as text: a file name that is not UTF-8 (`caf\\xe9.log`, held by Python as a lone
+    surrogate) shows its odd bytes as `\\xe9`, since text columns, JSON and the terminal need
+    valid UTF-8. The real path stays in `Probe.path` for opening."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        pass
+    try:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file system byte makes (`\ud800` from JSON)
+        return path.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 @dataclass(frozen=True, slots=True)
 class Location:
     path: str
     line: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}" if self.line is not None else self.path
+        path = shown_path(self.path)
+        return f"{path}:{self.line}" if self.line is not None else path
 
 
 class LogsleuthError(Exception):

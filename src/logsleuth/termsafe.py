@@ -26,3 +26,11 @@ def inert(data: bytes) -> bytes:
 
 def inert_text(text: str) -> str:
     return inert(text.encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape")
+
+
+def say(line: str) -> None:
+    """One line on stderr (a warning, an error, a note), inert and on one line: file names and
+    session ids in it come from the input, and may hold escapes or newlines."""
+    import sys
+
+    sys.stderr.write(inert_text(line).replace("\n", " ") + "\n")

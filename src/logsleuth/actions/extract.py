@@ -185,9 +185,10 @@ class _Results:
             if prev is None:
                 self._index[key] = ([i], is_error, exit_code)
             else:  # several results of one call: texts joined, the latest verdicts that say something
+                prev[0].append(i)  # in place: a copy per result was quadratic in a call's results
                 err = is_error if is_error is not None else prev[1]
                 code = exit_code if exit_code is not None else prev[2]
-                self._index[key] = ([*prev[0], i], err, code)
+                self._index[key] = (prev[0], err, code)
 
     def get(self, key: tuple[str, str | None]) -> CallResult | None:
         hit = self._index.get(key)

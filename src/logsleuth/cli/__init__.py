@@ -13,6 +13,7 @@ from logsleuth.cli import serve as _serve  # noqa: F401
 from logsleuth.cli import sessions as _sessions  # noqa: F401
 from logsleuth.cli.app import app, fail
 from logsleuth.errors import ExitCode
+from logsleuth.termsafe import say
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
             ctx = getattr(exc, "ctx", None)
             cmd = getattr(ctx, "command_path", None) or "logsleuth"
             msg = exc.format_message() if hasattr(exc, "format_message") else str(exc)
-            sys.stderr.write(f"logsleuth: error: {msg} (hint: see `{cmd} --help`)\n")
+            say(f"logsleuth: error: {msg} (hint: see `{cmd} --help`)")
             return int(ExitCode.USAGE)
         return fail(exc)
     except KeyboardInterrupt as exc:

@@ -10,6 +10,7 @@ import typer
 
 from logsleuth.cli.app import app, emit, open_with_system, reader_format_hint
 from logsleuth.errors import UsageError
+from logsleuth.termsafe import say
 
 if TYPE_CHECKING:
     from logsleuth.analysis import Analysis
@@ -38,15 +39,26 @@ def _write(out: Path | None, data: str | bytes) -> None:
     if out is None:
         emit(data)
         return
+    import os
+
     from logsleuth.errors import InputError, Location, UsageError
     from logsleuth.termsafe import inert
 
     if not out.name or out.is_dir():  # `-o /`, `-o .`, `-o some/folder`
         raise UsageError(f"-o {out}: is a folder", hint="give a file name, e.g. -o report.md")
-    tmp = out.with_name(out.name + ".tmp")
+    body = inert(data.encode() if isinstance(data, str) else data)  # a file is cat'ed later
+    # a link is written through (the file it names changes, the link stays); a device or a pipe
+    # (`-o /dev/stdout`, `-o /dev/null`) is written in place: renaming a temp file over it would
+    # replace the device with a regular file
+    target = Path(os.path.realpath(out)) if out.is_symlink() else out
     try:
-        tmp.write_bytes(inert(data.encode() if isinstance(data, str) else data))  # a file is cat'ed later
-        tmp.replace(out)
+        if target.exists() and not target.is_file():
+            with open(target, "wb") as fh:
+                fh.write(body)
+            return
+        tmp = target.with_name(target.name + ".tmp")
+        tmp.write_bytes(body)
+        tmp.replace(target)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror or exc}", Location(str(out)), "check the folder exists and is writable") from None
 
@@ -82,11 +94,9 @@ def _session_note(file: str, an: Analysis) -> None:
     """One stderr line when the input holds several sessions and none was asked for: which one the
     report covers, why, and how to pick another (the report's introduction lists them too)."""
     import shlex
-    import sys
 
     import polars as pl
 
-    from logsleuth.termsafe import inert_text
 
     counts = (
         an.transcript.events.filter(pl.col("session").is_not_null())
@@ -101,7 +111,7 @@ def _session_note(file: str, an: Analysis) -> None:
            else f"the transcript with the most events, {n}; larger ones are plain logs")
     line = (f"logsleuth: note: {file} holds {counts.height} sessions; analysed {an.session} ({why}); "
             f"pick another with --session ID (see logsleuth sessions {shlex.quote(file)})")
-    sys.stderr.write(" ".join(inert_text(line).split()) + "\n")  # one line: the id comes from the input
+    say(" ".join(line.split()))  # the id comes from the input
 
 
 @app.command()
@@ -155,9 +165,8 @@ def analyze(
         else:
             _write(output, text)
     if open_report and output is not None:
-        import sys
 
-        sys.stderr.write(f"logsleuth: opening {output}\n")
+        say(f"logsleuth: opening {output}")
         open_with_system(output)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import typer
 
 from logsleuth.errors import ExitCode, LogsleuthError, UsageError, exit_code_for
+from logsleuth.termsafe import say
 
 app = typer.Typer(
     name="logsleuth",
@@ -168,5 +169,5 @@ def fail(exc: BaseException) -> int:
         msg = f"{exc.filename}: {exc.strerror or exc}"
     else:
         msg = f"internal error: {type(exc).__name__}: {exc} (rerun with --debug and report it)"
-    sys.stderr.write(f"logsleuth: error: {msg}\n")
+    say(f"logsleuth: error: {msg}")
     return int(code)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import enum
-import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from logsleuth.cli.app import TableOrJson, app, emit, reader_format_hint
+from logsleuth.termsafe import say
 
 if TYPE_CHECKING:
     from logsleuth.library import PatternLibrary
@@ -32,8 +32,7 @@ def load_library_for_cli(dirs: list[str], builtin: bool = True) -> PatternLibrar
 
     lib = load_library(dirs, builtins=builtin)
     if lib.errors:
-        sys.stderr.write(f"logsleuth: warning: {len(lib.errors)} pattern problem(s); "
-                         "run `logsleuth patterns lint`\n")
+        say(f"logsleuth: warning: {len(lib.errors)} pattern problem(s); run `logsleuth patterns lint`")
     return lib
 
 
@@ -75,7 +74,7 @@ def classify(
         report, result = redact_output((t.report, result), t.events)
     del t  # the event table is not printed: freed before the output is made
     for w in result.warnings:
-        sys.stderr.write(f"logsleuth: warning: {w}\n")
+        say(f"logsleuth: warning: {w}")
     if output_format is TableOrJson.json:
         from logsleuth.cli import jsonstream
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-
 import typer
 
 from logsleuth.cli.app import TableOrJson, app, emit
 from logsleuth.cli.classify import BUILTIN_HELP, PATTERNS_HELP
+from logsleuth.termsafe import say
 
 patterns_app = typer.Typer(
     name="patterns", help="List, show, test, lint, export and evaluate the pattern library.",
@@ -158,7 +157,7 @@ def export(
     for p in lib.patterns:
         rx = to_ripgrep(p.regex)
         if rx is None:
-            sys.stderr.write(f"logsleuth: warning: {p.path}: {p.id}: regex is not ripgrep-compatible; skipped\n")
+            say(f"logsleuth: warning: {p.path}: {p.id}: regex is not ripgrep-compatible; skipped")
         else:
             out.append(rx)
     emit("\n".join(out))

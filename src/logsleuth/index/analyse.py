@@ -107,8 +107,9 @@ def analyse(task: Task, library: PatternLibrary) -> FileOutcome:
 
 
 def error_line(source: str, exc: BaseException) -> str:
-    from logsleuth.errors import LogsleuthError
+    from logsleuth.errors import LogsleuthError, shown_path
 
+    source = shown_path(source)
     if isinstance(exc, LogsleuthError):
         line = exc.one_line()
         return line if line.startswith(source) else f"{source}: {line}"

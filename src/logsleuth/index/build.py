@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from logsleuth.errors import InputError, Location
+from logsleuth.errors import InputError, Location, shown_path
 from logsleuth.index import compact, pool, sidecar_write
 from logsleuth.index.compact import write_atomic
 from logsleuth.index.files import (
@@ -39,6 +38,7 @@ from logsleuth.index.schema import (
     library_hash,
 )
 from logsleuth.index.store import read_manifest
+from logsleuth.termsafe import say
 
 if TYPE_CHECKING:
     from logsleuth.index.analyse import FileResult
@@ -158,7 +158,7 @@ class _Builder:
                 self.orphans.add(prev["part"])
             self.rows[(self.origin, key)] = {
                 "path": key,
-                "source": source,
+                "source": shown_path(source),
                 "part": part if result.frame.height else None,
                 "size": st.size,
                 "mtime_ns": st.mtime_ns,
@@ -263,6 +263,8 @@ def build(
 
     db = Path(db) if db is not None else default_dir()
     summary = Summary()
+    if shown_path(str(db)) != str(db):  # Parquet and SQLite take text paths
+        raise InputError("the index folder's name is not valid UTF-8", Location(str(db)), "pass --db a folder with a UTF-8 name")
     for d in (db, db / PARTS):
         if d.exists() and not d.is_dir():
             raise InputError("not an index folder: a file is in the way", Location(str(d)), "pass --db a folder (new or an index)")
@@ -315,11 +317,11 @@ def _index(
             except InputError as exc:
                 summary.errors.append(exc.one_line())
                 continue
-            scanned.append(os.path.abspath(root))
+            scanned.append(shown_path(os.path.abspath(root)))
             if not found:
                 summary.errors.append(f"{root}: no transcript or log found")
             for source in found:
-                inputs.setdefault(os.path.abspath(source), source)
+                inputs.setdefault(shown_path(os.path.abspath(source)), source)  # a key is text
         if not run.keep_deleted:
             for o, key in sorted(b.rows):
                 if o == b.origin and key not in inputs and _under(key, scanned):
@@ -384,7 +386,7 @@ def _run(
     plan: dict[str, tuple[Stat, Task] | str | None] = {}  # None: unchanged; str: error
     for key, source in ordered:
         try:
-            unchanged, st, sha = b.current(key, Path(key))
+            unchanged, st, sha = b.current(key, Path(os.path.abspath(source)))
             if unchanged:
                 plan[key] = None
             else:
@@ -426,7 +428,7 @@ def _run(
                 if out.result is not None:
                     pending.append((key, source, step[0], step[1].sha, out.result))
                     for warning in out.result.warnings:  # as analyze warns (ingest/coverage.py)
-                        sys.stderr.write(f"logsleuth: warning: {warning}\n")
+                        say(f"logsleuth: warning: {warning}")
                 if out.closes:
                     flush()
             if error is not None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from logsleuth.errors import InputError, Location
+from logsleuth.errors import InputError, Location, shown_path
 from logsleuth.ingest.base import Probe, ReaderSpec, is_decompression_error, make_probe
 from logsleuth.ingest.detect import by_name, detect, readers, sniff_safely
 from logsleuth.model import IngestReport, Skipped, Transcript
@@ -114,7 +114,7 @@ def discover(root: str, not_used: list[str] | None = None) -> list[str]:
             child = os.path.join(dirpath, name)
             if not os.path.isfile(child):  # a FIFO (opening it blocks), a socket, a device: not a log
                 if not_used is not None:
-                    not_used.append(f"{child}: not a regular file (skipped)")
+                    not_used.append(f"{shown_path(child)}: not a regular file (skipped)")
                 continue
             taken, why = _taken(child)
             if taken:
@@ -165,7 +165,7 @@ def _taken(child: str) -> tuple[bool, str | None]:
     except InputError as exc:
         taken, why = False, exc.one_line()
     except OSError as exc:  # unreadable (permissions), gone since the listing
-        taken, why = False, f"{child}: {exc.strerror or exc}"
+        taken, why = False, f"{shown_path(child)}: {exc.strerror or exc}"
     if key is not None:
         _TAKEN[child] = (key, taken, why, reader)
     return taken, why
@@ -180,7 +180,7 @@ def _looks_like_log(name: str) -> bool:
 
 
 def _read_folder(probe: Probe) -> Transcript:
-    files = discover(probe.display)
+    files = discover(os.fspath(probe.path) if probe.path is not None else probe.display)
     if not files:
         raise InputError("no readable transcript or log in this directory", Location(probe.display))
     parts = [read(f) for f in files]

@@ -17,7 +17,7 @@ from typing import IO, Any
 
 import polars as pl
 
-from logsleuth.errors import InputError, Location
+from logsleuth.errors import InputError, Location, shown_path
 from logsleuth.ingest.tools import ToolCall, join_values, normalise
 from logsleuth.model import CALL_SCHEMA, EVENT_SCHEMA, IngestReport, Kind, Role, Skipped, Transcript
 
@@ -48,12 +48,15 @@ class Probe:
     compression: str | None = None  # "gzip" | "zstd" | None
     spool: Any = None  # a seekable file holding stdin
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "display", shown_path(self.display))
+
     @property
     def name(self) -> str:
         """File name without compression suffix (for detection by name)."""
         if self.path is None:
             return "-"
-        name = self.path.name
+        name = shown_path(self.path.name)
         for suffix in (".gz", ".zst"):
             if self.compression and name.endswith(suffix):
                 return name[: -len(suffix)]
@@ -246,6 +249,8 @@ class EventSink:
         self._cols: dict[str, list[Any]] = {c: [] for c in _BASE_COLUMNS}
         self._calls: list[tuple[int, ToolCall]] = []  # (row in _cols, the call normalised): few rows are calls
         self._seq: dict[str, int] = {}
+        # (session, call id as read) -> (calls that used it, the id its latest call was given)
+        self._ids: dict[tuple[str, str], tuple[int, str]] = {}
         self._parts: list[pl.DataFrame] = []
         self._flushed = 0  # rows in _parts
         self._chars = 0  # text characters in _cols
@@ -280,7 +285,7 @@ class EventSink:
         c["role"].append(str(role))
         c["kind"].append(str(kind))
         c["tool"].append(tool)
-        c["call_id"].append(call_id)
+        c["call_id"].append(self._call_id(sess, str(kind), call_id))
         clean = text.replace("\x00", "") if text else ""
         if "\x1b" in clean:  # coloured tool output: `PASSWORD\x1b[0m: X` hid the value from masking and patterns
             clean = _ANSI_RE.sub("", clean)
@@ -298,6 +303,20 @@ class EventSink:
         )
         if self._chars >= self.FLUSH_CHARS:
             self._flush()
+
+    def _call_id(self, sess: str, kind: str, call_id: str | None) -> str | None:
+        """A call id unique in its session: a reused one (an OpenAI `call_0` per turn, a Codex id
+        replayed) becomes `id~2`, `id~3`…, and a result takes the id of the latest call that used
+        its id. Every later step pairs a call with its result by id; with reuse, the pairing was
+        every call with every result (wrong, and quadratic in the reuse)."""
+        if call_id is None:
+            return None
+        key = (sess, call_id)
+        if kind == Kind.TOOL_CALL:
+            n = self._ids[key][0] + 1 if key in self._ids else 1
+            self._ids[key] = (n, call_id if n == 1 else f"{call_id}~{n}")
+        hit = self._ids.get(key)
+        return hit[1] if hit else call_id
 
     def _flush(self) -> None:
         part = self._part()

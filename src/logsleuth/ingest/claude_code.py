@@ -29,7 +29,7 @@ from typing import IO, Any
 
 import polars as pl
 
-from logsleuth.errors import InputError, Location
+from logsleuth.errors import InputError, Location, shown_path
 from logsleuth.ingest.agent_jsonl import (
     BadRecord,
     block_text,
@@ -342,10 +342,11 @@ def _read_files(display: str, parent: Probe | None, subs: list[tuple[str, Path]]
     if parent is not None:
         rep = ReportBuilder(parent.display, FORMAT)
         parts.append(rep.finish(_read_one(sink, parent, rep, "")))
-    for sub_display, _path in subs:
+    for sub_path, _path in subs:
+        sub_display = shown_path(sub_path)
         rep = ReportBuilder(sub_display, FORMAT)
         try:
-            probe = make_probe(sub_display)
+            probe = make_probe(sub_path)
         except InputError as exc:  # one unreadable subagent file must not hide the rest
             rep.lines = 1
             rep.skip(0, exc.message, sub_display)
@@ -381,7 +382,7 @@ def read(probe: Probe) -> Transcript:
     subs: list[tuple[str, Path]] = []
     if probe.path is not None:
         stem = _stem(probe.path.name)
-        subs = _subagent_files(probe.path.parent / stem, os.path.join(os.path.dirname(probe.display), stem))
+        subs = _subagent_files(probe.path.parent / stem, os.path.join(os.path.dirname(os.fspath(probe.path)), stem))
     return _read_files(probe.display, probe, subs)
 
 
@@ -399,7 +400,7 @@ def _read_project_folder(probe: Probe) -> Transcript:
     assert probe.path is not None
     transcripts = []
     for path in _session_files(probe.path):
-        child = make_probe(os.path.join(probe.display, path.name))
+        child = make_probe(os.path.join(os.fspath(probe.path), path.name))
         if sniff(child):
             transcripts.append(read(child))
     if not transcripts:

@@ -9,13 +9,13 @@ better (another reader whose sniff accepts the file).
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 from logsleuth.errors import InputError, Location
 from logsleuth.model import IngestReport, Transcript
+from logsleuth.termsafe import say
 
 SKIP_SHARE = 0.01
 
@@ -115,7 +115,7 @@ def check(t: Transcript, *, strict: bool = False) -> None:
         raise InputError(first.warning().split(": ", 1)[1], Location(first.source),
                          "read it with the suggested --format, or drop --strict")
     for cov in found:
-        sys.stderr.write(f"logsleuth: warning: {cov.warning()}\n")
+        say(f"logsleuth: warning: {cov.warning()}")
 
 
 def intro_notes(t: Transcript, session: str) -> list[str]:

@@ -21,6 +21,7 @@ from functools import cache
 
 from logsleuth.errors import FormatError, Location, UsageError
 from logsleuth.ingest.base import Probe, ReaderSpec
+from logsleuth.termsafe import say
 
 # Order matters: the most specific sniffers first, plain text last (it accepts anything textual).
 READER_MODULES = (
@@ -120,9 +121,9 @@ def detect(probe: Probe) -> ReaderSpec:
         if choice.scores:
             best, *rest = choice.scores
             runner = f"; runner-up {rest[0].describe()}" if rest else ""
-            sys.stderr.write(f"logsleuth: debug: {probe.display}: read as {best.describe()}{runner}\n")
+            say(f"logsleuth: debug: {probe.display}: read as {best.describe()}{runner}")
         else:
-            sys.stderr.write(f"logsleuth: debug: {probe.display}: read as {choice.spec.name} (no other reader accepts it)\n")
+            say(f"logsleuth: debug: {probe.display}: read as {choice.spec.name} (no other reader accepts it)")
     return choice.spec
 
 
