@@ -1,0 +1,251 @@
+"""Reproducers of a second red-team pass (issue 20): inputs that cost more than linear time or
+memory, names that are not text, outputs that are not regular files. Each class is fixed where it
+arose; the scaling tests count work (calls), not seconds, so that they cannot flake."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import resource
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from logsleuth import ingest
+from logsleuth.cli import main
+from logsleuth.model import Target
+
+BUILD_LOG = Path(__file__).parent / "fixtures" / "ingest" / "text" / "build.log"
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- a tool-call id used by more than one call ---------------------------------------------------
+
+
+def _reused_ids(path: Path, n: int) -> None:
+    with path.open("w") as f:
+        f.write(json.dumps({"role": "user", "content": "fix the install"}) + "\n")
+        for i in range(n):
+            call = {"id": "call_0", "type": "function",
+                    "function": {"name": "bash", "arguments": json.dumps({"command": f"pip install torch=={i}.0"})}}
+            f.write(json.dumps({"role": "assistant", "content": None, "tool_calls": [call]}) + "\n")
+            f.write(json.dumps({"role": "tool", "tool_call_id": "call_0", "content": f"Successfully installed torch-{i}.0"}) + "\n")
+
+
+def test_a_reused_call_id_pairs_each_call_with_its_own_result(tmp_path: Path) -> None:
+    from logsleuth.actions import extract_actions
+
+    path = tmp_path / "reuse.jsonl"
+    _reused_ids(path, 3)
+    ev = ingest.read(str(path)).events
+    calls = ev.filter(ev["kind"] == "tool_call")["call_id"].to_list()
+    results = ev.filter(ev["kind"] == "tool_result")["call_id"].to_list()
+    assert calls == results == ["call_0", "call_0~2", "call_0~3"]
+    # each install resolves to its own version: no result is joined to every call
+    assert [a.resolved for a in extract_actions(ev)] == ["0.0", "1.0", "2.0"]
+
+
+def test_a_reused_call_id_costs_linear_work(tmp_path: Path) -> None:
+    from logsleuth.actions.extract import _Results
+
+    path = tmp_path / "reuse.jsonl"
+    _reused_ids(path, 5000)
+    res = _Results(ingest.read(str(path)).events)
+    assert max(len(rows) for rows, _, _ in res._index.values()) == 1  # was: one key, 5,000 texts joined per call
+
+
+# -- YAML aliases in a user's pattern folder -----------------------------------------------------
+
+
+def test_a_yaml_alias_bomb_is_refused_with_its_line(tmp_path: Path) -> None:
+    lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    (tmp_path / "bomb.yaml").write_text("\n".join(lines) + "\n")
+    (tmp_path / "self.yaml").write_text("id: x\nlist: &l [1, *l]\n")
+    # in a child capped at 1 GB and 120 s: unbounded, the bomb expands to 10^9 nodes (the machine's memory)
+    code = ("import sys; from logsleuth.library import load_library; "
+            "print('\\n'.join(sorted(str(p) for p in load_library([sys.argv[1]], cache=False).errors)))")
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, timeout=120,
+                          preexec_fn=cap, check=False)
+    problems = done.stdout.splitlines()
+    assert done.returncode == 0, done.stderr[-500:]
+    assert any("bomb.yaml:" in p and "aliases expand" in p for p in problems), problems
+    assert any("self.yaml:2" in p and "refers to itself" in p for p in problems), problems
+
+
+def test_a_yaml_alias_used_a_few_times_still_loads() -> None:
+    from logsleuth.library.loader import parse_yaml
+
+    data, lines = parse_yaml("base: &b {a: 1}\nx: *b\ny: *b\n")
+    assert data == {"base": {"a": 1}, "x": {"a": 1}, "y": {"a": 1}} and lines[("y",)] == 3
+
+
+# -- -o that is not a regular file ---------------------------------------------------------------
+
+
+def test_output_to_a_pipe_keeps_the_pipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`-o /dev/null`, `-o /dev/stdout`, `-o fifo`: written in place (a named pipe here, so that a
+    regression cannot replace the machine's /dev/null with a regular file, as it once did)."""
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    for argv in (["analyze", str(BUILD_LOG), "-o", str(fifo)], ["explain", str(BUILD_LOG), "-m", "2", "-o", str(fifo)]):
+        got: list[bytes] = []
+        reader = threading.Thread(target=lambda into=got: into.append(fifo.read_bytes()), daemon=True)
+        reader.start()
+        code, _, err = run(argv, capsys)
+        reader.join(30)
+        assert code == 0, err
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode) and got and got[0].strip(), argv
+
+
+def test_output_through_a_link_writes_the_file_it_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    real = tmp_path / "real.md"
+    real.write_text("old")
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    assert run(["analyze", str(BUILD_LOG), "-o", str(link)], capsys)[0] == 0
+    assert link.is_symlink() and real.read_text().startswith("# ")
+
+
+# -- file names that are not UTF-8 ---------------------------------------------------------------
+
+
+def _odd_name(tmp_path: Path) -> str:
+    name = os.path.join(os.fsdecode(bytes(tmp_path)), os.fsdecode(b"caf\xe9.log"))
+    try:
+        Path(name).write_bytes(BUILD_LOG.read_bytes())
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system refuses a name that is not UTF-8")
+    return name
+
+
+@pytest.mark.parametrize("argv", [["events"], ["analyze"], ["classify"], ["sessions"], ["search", "nvcc", "--in"]])
+def test_a_file_name_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    name = _odd_name(tmp_path)
+    code, out, err = run([*argv, name], capsys)
+    assert code in (0, 1) and "internal error" not in err
+    if argv[0] != "search":
+        assert "caf\\xe9" in out  # the odd byte shown, not dropped and not a crash
+
+
+def test_indexing_a_file_name_that_is_not_utf8(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    name = _odd_name(tmp_path)
+    db = str(tmp_path / "db")
+    assert run(["index", "--db", db, name], capsys)[0] == 0
+    code, out, _ = run(["index", "--db", db, name], capsys)
+    assert code == 0 and "1 unchanged" in out  # the same key on the second run
+    code, _, err = run(["index", "--db", os.path.join(str(tmp_path), os.fsdecode(b"db\xff")), name], capsys)
+    assert code == 3 and "not valid UTF-8" in err
+
+
+def test_messages_on_stderr_are_inert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["events", str(tmp_path / "nosuch\x1b]0;pwned\x07\x1b[2J.log")], capsys)
+    assert code == 3 and "\x1b" not in err and "\x07" not in err and err.count("\n") == 1
+
+
+# -- search arguments past the ranges of SQLite and datetime -------------------------------------
+
+
+@pytest.mark.parametrize("args,code", [
+    (["--limit", str(2**63)], 0), (["--since", "9999-12-31T23:59:59-23:59"], 2), (["--since", "0001-01-01T00:00:00+23:59"], 2),
+])
+def test_search_arguments_out_of_range(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], code: int) -> None:
+    db = str(tmp_path / "db")
+    assert run(["index", "--db", db, str(BUILD_LOG)], capsys)[0] == 0
+    got, _, err = run(["search", "nvcc fatal", "--db", db, *args], capsys)
+    assert got in ((0, 1) if code == 0 else (code,)) and "internal error" not in err, err
+
+
+# -- linear work in the link stage ---------------------------------------------------------------
+
+
+def test_transition_cycles_are_networkx_simple_cycles() -> None:
+    import networkx as nx
+
+    from logsleuth.link.catch22 import _transition_cycles
+
+    def reference(seq: list[str]) -> list[list[str]]:
+        t = nx.DiGraph()
+        t.add_edges_from(itertools.pairwise(seq))
+        rank = {e: i for i, e in reversed(list(enumerate(seq)))}
+        cycles = []
+        for cycle in nx.simple_cycles(t, length_bound=3):
+            if len(cycle) >= 2:
+                start = min(range(len(cycle)), key=lambda i: rank[cycle[i]])
+                cycles.append(cycle[start:] + cycle[:start])
+        return sorted(cycles, key=lambda c: (len(c), [rank[e] for e in c]))
+
+    rng = random.Random(7)
+    for _ in range(1500):
+        seq = [f"e{rng.randint(0, rng.randint(1, 8))}" for _ in range(rng.randint(0, 30))]
+        assert _transition_cycles(seq) == reference(seq), seq
+
+
+def test_cover_keys_find_every_covering_target() -> None:
+    rng = random.Random(11)
+    words = ["tests", "tests/", "tests/a.py", "tests/a.py::t1", "a", "a/b", "a/b/c.py", "check", "all", "x::y", "/", "run"]
+
+    def target() -> Target:
+        args = tuple(rng.choice(words) for _ in range(rng.randint(0, 2)))
+        prog = rng.choice(["pytest", "make", "python"])
+        name = rng.choice([" ".join((prog, *args)), prog])
+        return Target(prog, name, args, host=rng.choice(["", "h"]), scratch=rng.choice(["", "/tmp/x"]))
+
+    pairs = 0
+    for _ in range(20_000):
+        a, b = target(), target()
+        if a.covers(b):
+            pairs += 1
+            assert set(a.cover_keys()) & set(b.coverer_keys()), (a, b)
+    assert pairs > 500
+
+
+def _distinct_failures(path: Path, n: int) -> None:
+    errs = ["ModuleNotFoundError: No module named 'mod{i}'", "ImportError: libcudart.so.{i}: cannot open shared object file",
+            "nvcc fatal   : Unsupported gpu architecture 'compute_{i}'"]
+    base = {"sessionId": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
+    with path.open("w") as f:
+        f.write(json.dumps({**base, "type": "user", "uuid": "u0", "message": {"role": "user", "content": "make it work"}}) + "\n")
+        for i in range(n):
+            f.write(json.dumps({**base, "type": "assistant", "uuid": f"a{i}", "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"command": f"pip install p{i} && python run{i}.py"}}]}}) + "\n")
+            f.write(json.dumps({**base, "type": "user", "uuid": f"u{i + 1}", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": f"t{i}", "content": errs[i % 3].format(i=i), "is_error": True}]}}) + "\n")
+
+
+def test_many_distinct_failures_cost_linear_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from logsleuth.analysis import analyze
+    from logsleuth.link.resolution import MAX_ATTEMPTS
+
+    calls = {"n": 0}
+    covers = Target.covers
+
+    def counted(self: Target, other: Target) -> bool:
+        calls["n"] += 1
+        return covers(self, other)
+
+    monkeypatch.setattr(Target, "covers", counted)
+    work = []
+    for n in (150, 600):
+        path = tmp_path / f"s{n}.jsonl"
+        _distinct_failures(path, n)
+        calls["n"] = 0
+        an = analyze(str(path))
+        work.append(calls["n"])
+        assert all(len(r.attempts) <= MAX_ATTEMPTS for r in an.graph.resolutions.values())
+    assert work[1] < 6 * max(work[0], 1), work  # 4x the failures: was 16x the comparisons
