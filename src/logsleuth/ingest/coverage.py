@@ -1,8 +1,10 @@
 """What a report could not read, said out loud: one warning line on stderr (or exit 3 with
 `--strict`) and sentences for the postmortem's introduction.
 
-A transcript is under-read when more than `SKIP_SHARE` of its lines were skipped, or when it has
-assistant turns but not one tool call (the shape of a format read by the wrong reader). The
+A transcript is under-read when more than `SKIP_SHARE` of its lines were skipped, when it has
+assistant turns but not one tool call (the shape of a format read by the wrong reader), or when
+not one of its lines became an event (every record of a type the reader ignores: a Claude Code
+session forced through the Codex reader). The
 warning names the path, the counts, the most common reason and the `--format` that may read it
 better (another reader whose sniff accepts the file).
 """
@@ -32,16 +34,24 @@ class Coverage:
     tool_calls: int
     reason: str  # the most common skip reason ("" when none)
     suggestion: str | None  # a --format that may read the file better
+    events: int = 0
 
     @property
     def under_read(self) -> bool:
-        return self.skipped > self.lines * SKIP_SHARE or (self.assistant_turns > 0 and self.tool_calls == 0)
+        return (self.skipped > self.lines * SKIP_SHARE or (self.assistant_turns > 0 and self.tool_calls == 0)
+                or self.nothing_read)
+
+    @property
+    def nothing_read(self) -> bool:
+        return self.lines > 0 and self.events == 0
 
     def warning(self) -> str:
         if self.skipped > self.lines * SKIP_SHARE:
             pct = 100 * self.skipped / max(self.lines, 1)
             what = (f"{self.skipped} of {self.lines} lines ({pct:.0f} %) skipped as {self.format} "
                     f"(most often: {self.reason})")
+        elif self.nothing_read:
+            what = f"none of its {self.lines} lines held anything read as {self.format} (all ignored)"
         else:
             what = f"{self.assistant_turns} assistant turns but no tool call read as {self.format}"
         hint = f"; try --format {self.suggestion}" if self.suggestion else ""
@@ -52,6 +62,9 @@ class Coverage:
             pct = 100 * self.skipped / max(self.lines, 1)
             return (f"Part of the record could not be read: {self.skipped} of its {self.lines} lines ({pct:.0f} %) "
                     f"were skipped (most often: {self.reason}), so this account may miss what happened there.")
+        if self.nothing_read:
+            return (f"Nothing in the record was read: none of its {self.lines} lines held anything the {self.format} "
+                    "reader uses, so this account is empty.")
         return (f"The reader found {self.assistant_turns} assistant turns but not one tool call, so the commands "
                 "of this session, if any, are missing from this account.")
 
@@ -73,6 +86,7 @@ def measure(report: IngestReport, events: Any) -> Coverage:
         tool_calls=calls,
         reason=reasons.most_common(1)[0][0] if reasons else "",
         suggestion=None,
+        events=events.height,
     )
 
 
