@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import gzip
 import io
@@ -47,6 +48,7 @@ class Probe:
     head: bytes  # decompressed first bytes ("" for directories)
     compression: str | None = None  # "gzip" | "zstd" | None
     spool: Any = None  # a seekable file holding stdin
+    encoding: str | None = None  # "utf-16" | "utf-32" (from a byte-order mark): read as UTF-8
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "display", shown_path(self.display))
@@ -73,18 +75,60 @@ class Probe:
             assert self.path is not None
             raw = open(self.path, "rb")  # noqa: SIM115 - returned to caller
         if self.compression is None:
-            return raw
+            return raw if self.encoding is None else _utf8_of(raw, self.encoding)
         from logsleuth.ingest.bounds import bounded
 
         size = self.spool.seek(0, 2) if self.spool is not None else (self.path.stat().st_size if self.path else None)
         if self.spool is not None:
             self.spool.seek(0)
         if self.compression == "gzip":
-            return bounded(gzip.GzipFile(fileobj=raw), self.display, size)  # a bomb stops at the bound
-        import zstandard
+            out = bounded(gzip.GzipFile(fileobj=raw), self.display, size)  # a bomb stops at the bound
+        else:
+            import zstandard
 
-        # buffered: readers iterate lines
-        return bounded(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True), self.display, size)
+            # buffered: readers iterate lines
+            out = bounded(zstandard.ZstdDecompressor().stream_reader(raw, closefd=True), self.display, size)
+        return out if self.encoding is None else _utf8_of(out, self.encoding)
+
+
+# byte-order marks of the encodings a Windows tool may write a log in (PowerShell 5's `>` writes
+# UTF-16): such a file is text, not binary; UTF-32's marks first (FF FE 00 00 starts with FF FE)
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+
+
+def _encoding_of(first: bytes) -> str | None:
+    return next((enc for bom, enc in _BOMS if first.startswith(bom)), None)
+
+
+class _Utf8(io.RawIOBase):
+    """A UTF-16/32 stream as UTF-8 bytes, decoded as it is read (the mark consumed, bad units
+    replaced): readers and line numbers see the text the file holds."""
+
+    def __init__(self, raw: IO[bytes], encoding: str):
+        self._text = io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline="")
+        self._buf = b""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        while not self._buf:
+            chunk = self._text.read(1 << 16)
+            if not chunk:
+                return 0
+            self._buf = chunk.encode("utf-8", "replace")
+        n = min(len(b), len(self._buf))
+        b[:n] = self._buf[:n]
+        self._buf = self._buf[n:]
+        return n
+
+    def close(self) -> None:
+        self._text.close()
+        super().close()
+
+
+def _utf8_of(raw: IO[bytes], encoding: str) -> IO[bytes]:
+    return io.BufferedReader(_Utf8(raw, encoding), 1 << 16)
 
 
 class _NoClose(io.BufferedIOBase):
@@ -94,6 +138,9 @@ class _NoClose(io.BufferedIOBase):
         self._f = f
 
     def read(self, n: int | None = -1) -> bytes:
+        return bytes(self._f.read(n))
+
+    def read1(self, n: int = -1) -> bytes:  # what a TextIOWrapper reads with (a UTF-16 stdin)
         return bytes(self._f.read(n))
 
     def readable(self) -> bool:
@@ -119,6 +166,8 @@ def make_probe(arg: str) -> Probe:
         comp = _compression_of(first)
         probe = Probe(display="-", path=None, is_dir=False, head=b"", compression=comp, spool=spool)
         return _with_head(probe)
+    if not arg:  # Path("") is the current folder: an empty argument (`"$UNSET"`) must not read it
+        raise InputError("empty path", Location("''"), "give a file, a folder or - for stdin")
     path = Path(arg)
     try:  # one stat, not three (exists, is_dir, is_file): a folder walk probes every file
         mode = os.stat(path).st_mode
@@ -144,7 +193,7 @@ def make_probe(arg: str) -> Probe:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", Location(arg)) from exc
     compression = _compression_of(first)
-    if compression is None:  # the head is the bytes read: no second open
+    if compression is None and _encoding_of(first) is None:  # the head is the bytes read: no second open
         return Probe(display=arg, path=path, is_dir=False, head=first, compression=None)
     return _with_head(Probe(display=arg, path=path, is_dir=False, head=b"", compression=compression))
 
@@ -174,13 +223,17 @@ def _with_head(probe: Probe) -> Probe:
     try:
         with probe.open() as f:
             head = f.read(HEAD_BYTES)
+        if probe.encoding is None and (enc := _encoding_of(head)) is not None:  # text of a wider encoding
+            probe = dataclasses.replace(probe, encoding=enc)
+            with probe.open() as f:
+                head = f.read(HEAD_BYTES)
     except Exception as exc:
         if probe.compression and is_decompression_error(exc):
             raise InputError(f"cannot decompress ({probe.compression}): {exc}", Location(probe.display)) from exc
         if isinstance(exc, OSError):
             raise InputError(f"cannot read: {exc.strerror or exc}", Location(probe.display)) from exc
         raise
-    return Probe(probe.display, probe.path, probe.is_dir, head, probe.compression, probe.spool)
+    return dataclasses.replace(probe, head=head)
 
 
 def is_decompression_error(exc: BaseException) -> bool:

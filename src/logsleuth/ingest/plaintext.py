@@ -120,13 +120,20 @@ def iter_byte_chunks(f: IO[bytes], size: int | None = None) -> Iterator[bytes]:
     """Chunks that end on a line boundary (the last one may not); over-long lines are cut.
 
     Each chunk is one copy of the input (read into a reused buffer, then joined with the carried
-    partial line): at 1 GB the copies and page faults of fresh buffers were most of the reading."""
+    partial line): at 1 GB the copies and page faults of fresh buffers were most of the reading.
+    A file whose first block has carriage returns and no newline ends its lines with CR (classic
+    Mac, some Windows tools): its CRs are newlines; elsewhere a CR redraws the line (_clean)."""
     size = size or CHUNK_BYTES
     carry = b""
     dropping = False  # inside an over-long line: drop bytes until its newline
     buf = bytearray(size)
     view = memoryview(buf)
+    cr_lines: bool | None = None  # decided on the first block
     while n := _read_into(f, buf, view):
+        if cr_lines is None:
+            cr_lines = buf.find(b"\r", 0, n) >= 0 and buf.find(b"\n", 0, n) < 0
+        if cr_lines:
+            view[:n] = bytes(view[:n]).replace(b"\r", b"\n")
         block = view[:n]
         if dropping:
             nl = buf.find(b"\n", 0, n)
