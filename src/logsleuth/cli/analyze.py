@@ -35,6 +35,13 @@ SESSION_OPT = typer.Option(None, "--session", help="Which session of a multi-ses
 STRICT_OPT = typer.Option(False, "--strict", help="Fail (exit 3) instead of warning when the reader skipped part of the input.")
 
 
+def _check_output(output: Path | None) -> None:
+    """Before the work: an -o whose folder does not exist is a usage error (exit 2)."""
+    if output is not None and not output.parent.is_dir():
+        raise UsageError(f"cannot write {output}: no such directory {output.parent}",
+                         hint="create the directory first, or give -o a path in an existing one")
+
+
 def _write(out: Path | None, data: str | bytes) -> None:
     if out is None:
         emit(data)
@@ -136,9 +143,7 @@ def analyze(
 
     reader_format_hint(format, tuple(ReportFormat))
     fmt = report_format(output, output_format)
-    if output is not None and not output.parent.is_dir():
-        raise UsageError(f"cannot write {output}: no such directory {output.parent}",
-                         hint="create the directory first, or give -o a path in an existing one")
+    _check_output(output)
     if open_report and output is None:
         import tempfile
 
@@ -185,6 +190,7 @@ def explain(
     from logsleuth.render import explain as explain_render
 
     reader_format_hint(format, ("md", "json"))
+    _check_output(output)
     an = run(file, format, patterns, session=session)
     _write(output, explain_render.render_explain(an, message, redact=not no_redact))
 

@@ -68,8 +68,10 @@ class MessageStory(Part):
 def explain_message(an: Analysis, seq: int) -> MessageStory:
     st = Story(an)
     if seq not in st.by_seq:
-        last = max(st.by_seq) if st.by_seq else -1
-        raise UsageError(f"no message {seq} in this session", hint=f"messages are numbered 0..{last}")
+        if not st.by_seq:
+            raise UsageError(f"no message {seq}: nothing in this session was read as a message",
+                             hint="see `logsleuth events` for what the reader took from the file")
+        raise UsageError(f"no message {seq} in this session", hint=f"messages are numbered 0..{max(st.by_seq)}")
     row = st.by_seq[seq]
     g = an.graph
     res = st.result_of.get(seq) if row["kind"] == "tool_call" else None
