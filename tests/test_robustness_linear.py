@@ -249,3 +249,50 @@ def test_many_distinct_failures_cost_linear_work(tmp_path: Path, monkeypatch: py
         work.append(calls["n"])
         assert all(len(r.attempts) <= MAX_ATTEMPTS for r in an.graph.resolutions.values())
     assert work[1] < 6 * max(work[0], 1), work  # 4x the failures: was 16x the comparisons
+
+
+# -- text the readers misread in silence ---------------------------------------------------------
+
+OOM = "RuntimeError: CUDA error: out of memory"
+
+
+def test_lines_ended_by_a_carriage_return_alone(tmp_path: Path) -> None:
+    path = tmp_path / "mac.log"
+    path.write_bytes(f"step 1\r{OOM}\rstep 3\r".encode())
+    assert ingest.read(str(path)).events["text"].to_list() == ["step 1", OOM, "step 3"]
+    redraw = tmp_path / "bar.log"  # with newlines, a CR still redraws its line (a progress bar)
+    redraw.write_bytes(f"Downloading 10%\rDownloading 100%\n{OOM}\n".encode())
+    assert ingest.read(str(redraw)).events["text"].to_list() == ["Downloading 100%", OOM]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32", "utf-16-be-bom"])
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_utf16_or_utf32_log_is_text(tmp_path: Path, encoding: str, compress: bool) -> None:
+    import gzip
+
+    text = f"step 1\r\n{OOM}\r\ncafé done\r\n"
+    data = ("\ufeff" + text).encode("utf-16-be") if encoding == "utf-16-be-bom" else text.encode(encoding)
+    path = tmp_path / ("w.log.gz" if compress else "w.log")
+    path.write_bytes(gzip.compress(data) if compress else data)
+    t = ingest.read(str(path))
+    assert t.events["text"].to_list() == ["step 1", OOM, "café done"] and t.events["line"].to_list() == [1, 2, 3]
+
+
+def test_a_forced_reader_that_reads_nothing_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    cc = Path(__file__).parent / "fixtures" / "ingest" / "claude_code" / "session.jsonl"
+    code, _, err = run(["analyze", str(cc), "--format", "codex", "--strict"], capsys)
+    assert code == 3 and "none of its" in err and "try --format claude-code" in err
+    code, out, err = run(["analyze", str(cc), "--format", "codex"], capsys)
+    assert code == 0 and "warning" in err and "Nothing in the record was read" in out
+
+
+def test_explain_and_analyze_agree_on_bad_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    meta = tmp_path / "meta.jsonl"
+    meta.write_text('{"type":"summary","summary":"x","leafUuid":"a"}\n')
+    code, _, err = run(["explain", str(meta), "-m", "0"], capsys)
+    assert code == 2 and "0..-1" not in err and "nothing in this session" in err
+    for cmd in (["analyze", str(BUILD_LOG)], ["explain", str(BUILD_LOG), "-m", "2"]):
+        code, _, err = run([*cmd, "-o", str(tmp_path / "missing" / "x.md")], capsys)
+        assert code == 2 and "no such directory" in err, cmd
+    code, _, err = run(["analyze", ""], capsys)  # not the current folder
+    assert code == 3 and "empty path" in err
