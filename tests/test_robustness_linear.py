@@ -5,7 +5,6 @@ arose; the scaling tests count work (calls), not seconds, so that they cannot fl
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import random
 import resource
@@ -23,6 +22,10 @@ from logsleuth.model import Target
 
 BUILD_LOG = Path(__file__).parent / "fixtures" / "ingest" / "text" / "build.log"
 
+sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
+from adversarial_scaling import distinct_failures as _distinct_failures  # noqa: E402  (the bench's inputs)
+from adversarial_scaling import reused_ids as _reused_ids  # noqa: E402
+
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
     code = main(argv)
@@ -31,16 +34,6 @@ def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, 
 
 
 # -- a tool-call id used by more than one call ---------------------------------------------------
-
-
-def _reused_ids(path: Path, n: int) -> None:
-    with path.open("w") as f:
-        f.write(json.dumps({"role": "user", "content": "fix the install"}) + "\n")
-        for i in range(n):
-            call = {"id": "call_0", "type": "function",
-                    "function": {"name": "bash", "arguments": json.dumps({"command": f"pip install torch=={i}.0"})}}
-            f.write(json.dumps({"role": "assistant", "content": None, "tool_calls": [call]}) + "\n")
-            f.write(json.dumps({"role": "tool", "tool_call_id": "call_0", "content": f"Successfully installed torch-{i}.0"}) + "\n")
 
 
 def test_a_reused_call_id_pairs_each_call_with_its_own_result(tmp_path: Path) -> None:
@@ -53,7 +46,7 @@ def test_a_reused_call_id_pairs_each_call_with_its_own_result(tmp_path: Path) ->
     results = ev.filter(ev["kind"] == "tool_result")["call_id"].to_list()
     assert calls == results == ["call_0", "call_0~2", "call_0~3"]
     # each install resolves to its own version: no result is joined to every call
-    assert [a.resolved for a in extract_actions(ev)] == ["0.0", "1.0", "2.0"]
+    assert [a.resolved for a in extract_actions(ev)] == ["0.0", "1.0", "2.0"]  # torch=={i % 50}.0
 
 
 def test_a_reused_call_id_costs_linear_work(tmp_path: Path) -> None:
@@ -213,19 +206,6 @@ def test_cover_keys_find_every_covering_target() -> None:
             pairs += 1
             assert set(a.cover_keys()) & set(b.coverer_keys()), (a, b)
     assert pairs > 500
-
-
-def _distinct_failures(path: Path, n: int) -> None:
-    errs = ["ModuleNotFoundError: No module named 'mod{i}'", "ImportError: libcudart.so.{i}: cannot open shared object file",
-            "nvcc fatal   : Unsupported gpu architecture 'compute_{i}'"]
-    base = {"sessionId": "s1", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"}
-    with path.open("w") as f:
-        f.write(json.dumps({**base, "type": "user", "uuid": "u0", "message": {"role": "user", "content": "make it work"}}) + "\n")
-        for i in range(n):
-            f.write(json.dumps({**base, "type": "assistant", "uuid": f"a{i}", "message": {"role": "assistant", "content": [
-                {"type": "tool_use", "id": f"t{i}", "name": "Bash", "input": {"command": f"pip install p{i} && python run{i}.py"}}]}}) + "\n")
-            f.write(json.dumps({**base, "type": "user", "uuid": f"u{i + 1}", "message": {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": f"t{i}", "content": errs[i % 3].format(i=i), "is_error": True}]}}) + "\n")
 
 
 def test_many_distinct_failures_cost_linear_work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
