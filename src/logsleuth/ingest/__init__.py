@@ -184,7 +184,7 @@ def _read_folder(probe: Probe) -> Transcript:
     if not files:
         raise InputError("no readable transcript or log in this directory", Location(probe.display))
     parts = [read(f) for f in files]
-    frames = [p.events for p in parts]
+    frames = _distinct_sessions([p.events for p in parts])
     reports = tuple(p.report for p in parts)
     events = pl.concat(frames) if frames else parts[0].events
     report = IngestReport(
@@ -200,6 +200,24 @@ def _read_folder(probe: Probe) -> Transcript:
         parts=reports,
     )
     return Transcript(events, report)
+
+
+def _distinct_sessions(frames: list[pl.DataFrame]) -> list[pl.DataFrame]:
+    """A session id that an earlier file of the folder holds too (a copy, a backup, a `.gz` beside
+    the file) becomes `id~2`, `id~3`…: each file numbers its messages from 0, and one session made of
+    two files would hold every message number twice."""
+    owners: dict[str, int] = {}  # session id -> files that held it so far
+    out = []
+    for frame in frames:
+        ids = frame.get_column("session").unique().to_list() if frame.height else []
+        renames = {}
+        for sid in ids:
+            n = owners.get(sid, 0) + 1
+            owners[sid] = n
+            if n > 1:
+                renames[sid] = f"{sid}~{n}"
+        out.append(frame.with_columns(pl.col("session").replace(renames)) if renames else frame)
+    return out
 
 
 def _reject_unreadable(probe: Probe) -> None:
