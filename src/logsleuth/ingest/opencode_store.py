@@ -406,19 +406,23 @@ def _row_json(data: Any) -> tuple[Any, str]:
     return obj, ""
 
 
-def _sessions(conn: sqlite3.Connection) -> list[tuple[str, bool]]:
-    """(session id, has a session row) in read order: by time_created, then id."""
-    created: dict[str, float] = {}
-    rows: set[str] = set()
+def _sessions(conn: sqlite3.Connection) -> list[tuple[str, tuple[str, Any], bool]]:
+    """(session id as text, (SQLite type, value) as stored, has a session row) in read order: by
+    time_created, then id. The stored type and value select the messages: a BLOB or NULL
+    `session_id` (a damaged or foreign database) equals no text, and its messages were neither
+    read nor counted."""
+    created: dict[tuple[str, Any], float] = {}
+    rows: set[tuple[str, Any]] = set()
     tables = {_text(r[0]) for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     if "session" in tables and "id" in (cols := _columns(conn, "session")):
-        sel = "SELECT id, time_created FROM session" if "time_created" in cols else "SELECT id, 0 FROM session"
-        for sid, tc in conn.execute(sel):
-            rows.add(_text(sid))
-            created[_text(sid)] = float(tc) if isinstance(tc, (int, float)) else 0.0
-    for (sid,) in conn.execute("SELECT DISTINCT session_id FROM message"):
-        created.setdefault(_text(sid), 0.0)
-    return [(s, s in rows) for s in sorted(created, key=lambda s: (created[s], s))]
+        tc = "time_created" if "time_created" in cols else "0"
+        for sid, kind, t in conn.execute(f"SELECT id, typeof(id), {tc} FROM session"):
+            rows.add((_text(kind), sid))
+            created[(_text(kind), sid)] = float(t) if isinstance(t, (int, float)) else 0.0
+    for sid, kind in conn.execute("SELECT DISTINCT session_id, typeof(session_id) FROM message"):
+        created.setdefault((_text(kind), sid), 0.0)
+    order = sorted(created, key=lambda k: (created[k], _text(k[1]), k[0]))
+    return [(_text(k[1]) or "(no session id)", k, k in rows) for k in order]
 
 
 def _read_conn(conn: sqlite3.Connection, display: str) -> Transcript:
@@ -427,17 +431,20 @@ def _read_conn(conn: sqlite3.Connection, display: str) -> Transcript:
     order = "m.time_created, m.id" if "time_created" in _columns(conn, "message") else "m.id"
     query = (
         "SELECT m.id, m.data, p.id, p.data FROM message m LEFT JOIN part p ON p.message_id = m.id "
-        f"WHERE m.session_id = ? ORDER BY {order}, p.id"
+        f"WHERE m.session_id IS {{}} ORDER BY {order}, p.id"
     )
+    # the connection returns text as bytes (it may not be UTF-8): a text id is bound back as text
+    bind = {"text": "CAST(? AS TEXT)", "blob": "CAST(? AS BLOB)", "null": "?"}
     record = joined = 0
-    for sid, has_row in _sessions(conn):
+    for sid, stored, has_row in _sessions(conn):
         if has_row:
             record += 1
             rep.lines += 1
             rep.ignored += 1
         messages: list[MessageRec] = []
         current: MessageRec | None = None
-        for mid_raw, mdata, pid_raw, pdata in conn.execute(query, (sid,)):
+        kind, value = stored
+        for mid_raw, mdata, pid_raw, pdata in conn.execute(query.format(bind.get(kind, "?")), (value,)):
             mid = _text(mid_raw)
             if current is None or current.id != mid:
                 record += 1
