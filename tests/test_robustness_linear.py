@@ -276,3 +276,32 @@ def test_explain_and_analyze_agree_on_bad_arguments(tmp_path: Path, capsys: pyte
         assert code == 2 and "no such directory" in err, cmd
     code, _, err = run(["analyze", ""], capsys)  # not the current folder
     assert code == 3 and "empty path" in err
+
+
+def test_two_files_of_a_folder_with_one_session_id(tmp_path: Path) -> None:
+    run_jsonl = Path(__file__).parent / "fixtures" / "ingest" / "opencode" / "run.jsonl"
+    for name in ("a.jsonl", "b.jsonl"):  # a copy beside the original
+        (tmp_path / name).write_bytes(run_jsonl.read_bytes())
+    ev = ingest.read(str(tmp_path)).events
+    one = ev.filter(ev["source"].str.ends_with("a.jsonl"))
+    two = ev.filter(ev["source"].str.ends_with("b.jsonl"))
+    sid = one["session"][0]
+    assert set(two["session"]) == {f"{sid}~2"}  # not one session whose message numbers repeat
+    assert ev.select("session", "seq").is_unique().all()
+
+
+def test_opencode_db_rows_whose_session_id_is_a_blob(tmp_path: Path) -> None:
+    import sqlite3
+
+    from test_ingest_opencode import build_db, export_doc
+
+    db = build_db(tmp_path / "opencode.db", [export_doc()])
+    con = sqlite3.connect(db)
+    total = con.execute("SELECT count(*) FROM session").fetchone()[0] + con.execute("SELECT count(*) FROM message").fetchone()[0] \
+        + con.execute("SELECT count(*) FROM part").fetchone()[0]
+    first = con.execute("SELECT id FROM message ORDER BY id LIMIT 1").fetchone()[0]
+    con.execute("UPDATE message SET session_id = CAST(session_id AS BLOB) WHERE id = ?", (first,))
+    con.commit()
+    con.close()
+    r = ingest.read(str(db)).report
+    assert r.balanced and r.lines == total  # every row read or counted: none lost in silence
