@@ -426,7 +426,9 @@ class Redactor:
         # `_known`): a text is checked only against the values whose head it holds, not against
         # every value (an error-dense log teaches tens of thousands: quadratic)
         self._rank: dict[str, int] = {}
-        self._heads: dict[str, list[str]] = {}
+        # head -> the lengths of the values with that head: at a position holding a head, each
+        # length is one dict lookup, however many values share the head (`sk-ant-…` keys all do)
+        self._heads: dict[str, set[int]] = {}
         self._always: list[str] = []  # values that may appear only once a placeholder is in (see _mask_known)
         # text -> (rules applied, kinds masked): transcripts repeat themselves (re-exported env
         # vars, re-run commands), and the masking passes see every string twice
@@ -456,7 +458,7 @@ class Redactor:
             return
         self._known[value] = kind
         self._rank[value] = len(self._rank)
-        self._heads.setdefault(value[:MIN_KNOWN], []).append(value)
+        self._heads.setdefault(value[:MIN_KNOWN], set()).add(len(value))
         if "[" in value or "]" in value or any(value in p for p in _PLACEHOLDERS):
             self._always.append(value)
 
@@ -521,17 +523,15 @@ class Redactor:
         return text
 
     def _candidates_known(self, text: str) -> list[str]:
-        """The known values whose first MIN_KNOWN characters occur in `text`."""
-        heads = self._heads
+        """The known values that occur in `text`: at each position holding a known head, the
+        slices of the lengths known for it (cost independent of how many values share a head)."""
+        heads, known = self._heads, self._known
         n = MIN_KNOWN
         found: list[str] = []
-        if len(text) >= n:
-            seen: set[str] = set()
-            for i in range(len(text) - n + 1):
-                head = text[i : i + n]
-                if head in heads and head not in seen:
-                    seen.add(head)
-                    found.extend(heads[head])
+        for i in range(len(text) - n + 1):
+            lengths = heads.get(text[i : i + n])
+            if lengths is not None:
+                found.extend(v for v in (text[i : i + k] for k in lengths) if v in known)
         return found
 
     def known_values(self) -> list[str]:
