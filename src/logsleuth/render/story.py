@@ -112,6 +112,10 @@ class Story:
         # indexes for the per-step look-ups below (a long session has tens of thousands of
         # events, sentences and actions: a scan per step would make the report quadratic)
         self._sentence_seqs = [s.seq for s in self.sentences]
+        # episode id -> the seqs of its attempts (sorted, as the graph lists them): a step takes
+        # its attempts by bisection, not by a scan of all of them per step
+        self._attempts_by_seq = {k: sorted(v, key=lambda a: a.seq) for k, v in self.g.attempts.items()}  # stable: as listed
+        self._attempt_seqs = {k: [a.seq for a in v] for k, v in self._attempts_by_seq.items()}
         # per label: the sentences in seq order and their rank key (fewest entities last)
         self._by_label: dict[str, tuple[list[int], np.ndarray, list[Sentence]]] = {}
         for label in sorted({s.label for s in self.sentences}):
@@ -240,7 +244,8 @@ class Story:
             occ = ep.occurrences[0] if not recurring else self._recurrence_seq(ep, steps)
             finding = next((f for f in ep.findings if f.seq == occ), ep.first)
             nxt_seq = self._next_failure_seq(failures, i, occ)
-            attempts = [a for a in self.g.attempts.get(ep_id, ()) if occ < a.seq < nxt_seq]
+            tried, seqs = self._attempts_by_seq.get(ep_id, []), self._attempt_seqs.get(ep_id, [])
+            attempts = tried[bisect.bisect_right(seqs, occ) : bisect.bisect_left(seqs, nxt_seq)]
             title = self.title_of(ep)
             if any(o.category == ep.category and o.id != ep_id for o in self.g.episodes):
                 pat = self.an.library.get(ep.pattern)  # a second step of one category: name the variant
