@@ -46,7 +46,6 @@ def _write(out: Path | None, data: str | bytes) -> None:
     if out is None:
         emit(data)
         return
-    import os
 
     from logsleuth.errors import InputError, Location, UsageError
     from logsleuth.termsafe import inert
@@ -54,18 +53,17 @@ def _write(out: Path | None, data: str | bytes) -> None:
     if not out.name or out.is_dir():  # `-o /`, `-o .`, `-o some/folder`
         raise UsageError(f"-o {out}: is a folder", hint="give a file name, e.g. -o report.md")
     body = inert(data.encode() if isinstance(data, str) else data)  # a file is cat'ed later
-    # a link is written through (the file it names changes, the link stays); a device or a pipe
-    # (`-o /dev/stdout`, `-o /dev/null`) is written in place: renaming a temp file over it would
-    # replace the device with a regular file
-    target = Path(os.path.realpath(out)) if out.is_symlink() else out
+    # a regular file is replaced whole (a temp file renamed over it: never half written); a link,
+    # a device or a pipe (`-o /dev/null`, `-o /dev/stdout`, which links to /proc/self/fd/1) is
+    # written in place: a rename would replace the device, the link or the file behind the fd
     try:
-        if target.exists() and not target.is_file():
-            with open(target, "wb") as fh:
+        if out.is_symlink() or (out.exists() and not out.is_file()):
+            with open(out, "wb") as fh:
                 fh.write(body)
             return
-        tmp = target.with_name(target.name + ".tmp")
+        tmp = out.with_name(out.name + ".tmp")
         tmp.write_bytes(body)
-        tmp.replace(target)
+        tmp.replace(out)
     except OSError as exc:
         raise InputError(f"cannot write: {exc.strerror or exc}", Location(str(out)), "check the folder exists and is writable") from None
 
