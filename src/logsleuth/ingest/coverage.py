@@ -43,7 +43,10 @@ class Coverage:
 
     @property
     def nothing_read(self) -> bool:
-        return self.lines > 0 and self.events == 0
+        """No event from a file another reader would take: a reader chosen by --format that
+        ignores every record. (A file of metadata only, a Claude Code `summary` line, is empty
+        for every reader: not under-read; see under_read_quiet.)"""
+        return self.lines > 0 and self.events == 0 and self.suggestion is not None
 
     def warning(self) -> str:
         if self.skipped > self.lines * SKIP_SHARE:
@@ -99,7 +102,7 @@ def under_read(t: Transcript) -> list[Coverage]:
     """Every input of `t` (a folder's files one by one) that was under-read, with a format hint."""
     import dataclasses
 
-    return [dataclasses.replace(c, suggestion=suggest_format(c.source, c.format)) for c in under_read_quiet(t)]
+    return [dataclasses.replace(c, suggestion=c.suggestion or suggest_format(c.source, c.format)) for c in under_read_quiet(t)]
 
 
 def suggest_format(path: str, current: str) -> str | None:
@@ -147,7 +150,10 @@ def intro_notes(t: Transcript, session: str) -> list[str]:
 
 
 def under_read_quiet(t: Transcript) -> list[Coverage]:
-    """`under_read` without the format hint (no file is probed again): for the report's text."""
+    """`under_read` without the format hint (no file is probed again, but one that was read into
+    nothing): for the report's text."""
+    import dataclasses
+
     import polars as pl
 
     parts = t.report.parts or (t.report,)
@@ -155,6 +161,10 @@ def under_read_quiet(t: Transcript) -> list[Coverage]:
     for rep in parts:
         events = t.events.filter(pl.col("source") == rep.source) if t.report.parts else t.events
         cov = measure(rep, events)
+        if not cov.under_read and cov.lines and not cov.events and rep.source != "-":
+            # read into nothing: under-read only when another reader takes the file (probed
+            # again only for such files)
+            cov = dataclasses.replace(cov, suggestion=suggest_format(cov.source, cov.format))
         if cov.under_read:
             out.append(cov)
     return out
