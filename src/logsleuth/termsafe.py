@@ -33,4 +33,4 @@ def say(line: str) -> None:
     session ids in it come from the input, and may hold escapes or newlines."""
     import sys
 
-    sys.stderr.write(inert_text(line).replace("\n", " ") + "\n")
+    sys.stderr.write(inert_text(line).replace("\r", "").replace("\n", " ") + "\n")
