@@ -37,9 +37,17 @@ from logsleuth.model import (
     Target,
 )
 
-# the changes kept as tried against one failure (the first ones after it): a failure never fixed
-# in a session of thousands of changes would otherwise list them all, once per failure
+# the changes kept as tried against one failure (the first and the last half of them): a failure
+# never fixed in a session of thousands of changes would otherwise list them all, once per failure
 MAX_ATTEMPTS = 64
+
+
+def _first_and_last(forward: Iterator[int], backward: Iterator[int], fixes: Sequence[Action]) -> tuple[Action, ...]:
+    """fixes[i] for the first MAX_ATTEMPTS // 2 and the last MAX_ATTEMPTS // 2 of the positions
+    (each iterator read only that far), in order, each once."""
+    head = list(itertools.islice(forward, MAX_ATTEMPTS // 2))
+    tail = [i for i in itertools.islice(backward, MAX_ATTEMPTS // 2) if not head or i > head[-1]]
+    return tuple(fixes[i] for i in (*head, *reversed(tail)))
 
 _RECAP = re.compile(
     r"^\s*(This session is being continued from a previous conversation|<summary>|Summary of (the|our) "
@@ -140,9 +148,9 @@ class RunIndex:
             self._positions[what] = found
         return found[bisect.bisect_left(found, start):]
 
-    def covering_after(self, targets: Sequence[Target], seq: int) -> Iterator[Run]:
-        """The goal runs after `seq`, in order, with a target that covers one of `targets`:
-        looked up by Target.cover_keys, so a long session costs what its matches cost."""
+    def covering_after(self, targets: Sequence[Target], seq: int, before: int = NO_SEQ_LIMIT) -> Iterator[Run]:
+        """The goal runs after `seq` and before `before`, in order, with a target that covers one
+        of `targets`: looked up by Target.cover_keys, so a long session costs what its matches cost."""
         start = bisect.bisect_right(self.goal_seqs, seq)
         lists = []
         for key in {k for b in targets for k in b.coverer_keys()}:
@@ -153,6 +161,8 @@ class RunIndex:
             if i != last:
                 last = i
                 r = self.goals[i]
+                if r.seq >= before:
+                    return
                 if any(a.covers(b) for a in r.targets for b in targets):
                     yield r
 
@@ -341,7 +351,8 @@ def resolve(
         stop = at_last.seq + 1 if at_last is not None else NO_SEQ_LIMIT
         fixed_ids = {a.id for a in fixed}
         span = range(bisect.bisect_right(fix_seqs, first_run), bisect.bisect_left(fix_seqs, stop))
-        tried = itertools.islice((fixes[i] for i in span if fixes[i].id not in fixed_ids), MAX_ATTEMPTS)
+        tried = _first_and_last((i for i in span if fixes[i].id not in fixed_ids),
+                                (i for i in reversed(span) if fixes[i].id not in fixed_ids), fixes)
         out[ep.id] = Resolution(ep.id, at_last.seq if at_last else None, fixed, held, tuple(tried))
     return out
 
@@ -456,9 +467,7 @@ def _resolver(
         return rerun and any(t.argv not in argv for t in r.targets)
 
     if run is not None and run.targets:
-        for r in idx.covering_after(run.targets, run.end):
-            if r.seq >= before:
-                break
+        for r in idx.covering_after(run.targets, run.end, before):
             if cleared(r, rerun=True):
                 return r
     # its target never ran again: the next run of the session's goal that no longer shows it (a
