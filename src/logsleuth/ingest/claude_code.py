@@ -321,7 +321,8 @@ def _stem(name: str) -> str:
 
 
 def _subagent_files(folder: Path, display: str) -> list[tuple[str, Path]]:
-    """(display path, real path) of `<folder>/subagents/*.jsonl`, sorted by name."""
+    """(path as given, real path) of `<folder>/subagents/*.jsonl`, sorted by name: `display` is
+    the folder as given (its text shown through `shown_path` where it is shown)."""
     sub = folder / "subagents"
     if not sub.is_dir():
         return []
@@ -413,9 +414,10 @@ def _read_session_folder(probe: Probe) -> Transcript:
     """A session folder (`<session>/` holding `subagents/`): its sibling `<session>.jsonl` plus subagents."""
     assert probe.path is not None
     name = probe.path.resolve().name  # resolved only for its name: "." has none
-    parent_display = os.path.normpath(os.path.join(probe.display, os.pardir, f"{name}.jsonl"))
-    parent = make_probe(parent_display) if os.path.isfile(parent_display) else None
-    subs = _subagent_files(probe.path, probe.display)
+    given = os.fspath(probe.path)  # the path as given, to open (display may escape odd bytes)
+    parent_path = os.path.normpath(os.path.join(given, os.pardir, f"{name}.jsonl"))
+    parent = make_probe(parent_path) if os.path.isfile(parent_path) else None
+    subs = _subagent_files(probe.path, given)
     if parent is None and not subs:
         raise InputError(
             "not a Claude Code session or project folder",
@@ -448,7 +450,7 @@ def sniff(probe: Probe) -> bool:
     if probe.is_dir:
         # a session folder (`<session>/subagents/`) or a project folder holding one
         return probe.path is not None and bool(
-            _subagent_files(probe.path, probe.display) or _session_files(probe.path)
+            _subagent_files(probe.path, os.fspath(probe.path)) or _session_files(probe.path)
         )
     records = head_records(probe.head, 8)
     if records:
