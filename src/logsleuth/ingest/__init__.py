@@ -206,16 +206,20 @@ def _distinct_sessions(frames: list[pl.DataFrame]) -> list[pl.DataFrame]:
     """A session id that an earlier file of the folder holds too (a copy, a backup, a `.gz` beside
     the file) becomes `id~2`, `id~3`…: each file numbers its messages from 0, and one session made of
     two files would hold every message number twice."""
+    per_file = [set(f.get_column("session").drop_nulls().to_list()) if f.height else set() for f in frames]
+    taken = set().union(*per_file)  # every id as read: a new name must not be one of them
     owners: dict[str, int] = {}  # session id -> files that held it so far
     out = []
-    for frame in frames:
-        ids = frame.get_column("session").unique().to_list() if frame.height else []
+    for frame, ids in zip(frames, per_file, strict=True):
         renames = {}
-        for sid in ids:
+        for sid in sorted(ids):
             n = owners.get(sid, 0) + 1
             owners[sid] = n
             if n > 1:
+                while f"{sid}~{n}" in taken:
+                    n += 1
                 renames[sid] = f"{sid}~{n}"
+                taken.add(renames[sid])
         out.append(frame.with_columns(pl.col("session").replace(renames)) if renames else frame)
     return out
 

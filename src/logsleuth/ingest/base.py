@@ -10,6 +10,7 @@ import os
 import re
 import stat
 import zlib
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -302,8 +303,9 @@ class EventSink:
         self._cols: dict[str, list[Any]] = {c: [] for c in _BASE_COLUMNS}
         self._calls: list[tuple[int, ToolCall]] = []  # (row in _cols, the call normalised): few rows are calls
         self._seq: dict[str, int] = {}
-        # (session, call id as read) -> (calls that used it, the id its latest call was given)
-        self._ids: dict[tuple[str, str], tuple[int, str]] = {}
+        # (session, call id as read) -> (calls that used it, the ids given to its calls still
+        # waiting for a result, oldest first; the id its latest call was given)
+        self._ids: dict[tuple[str, str], tuple[int, deque[str], str]] = {}
         self._parts: list[pl.DataFrame] = []
         self._flushed = 0  # rows in _parts
         self._chars = 0  # text characters in _cols
@@ -358,18 +360,25 @@ class EventSink:
             self._flush()
 
     def _call_id(self, sess: str, kind: str, call_id: str | None) -> str | None:
-        """A call id unique in its session: a reused one (an OpenAI `call_0` per turn, a Codex id
-        replayed) becomes `id~2`, `id~3`…, and a result takes the id of the latest call that used
-        its id. Every later step pairs a call with its result by id; with reuse, the pairing was
-        every call with every result (wrong, and quadratic in the reuse)."""
+        """A call id unique in its session: a reused one (an OpenAI `call_0` per turn, a local
+        server's `call_0` for each of a turn's parallel calls, a Codex id replayed) becomes `id~2`,
+        `id~3`…; a result takes the id of the oldest call still waiting for one, else of the
+        latest (a call's second result). Every later step pairs a call with its result by id;
+        with reuse, the pairing was every call with every result (wrong, and quadratic)."""
         if call_id is None:
             return None
         key = (sess, call_id)
-        if kind == Kind.TOOL_CALL:
-            n = self._ids[key][0] + 1 if key in self._ids else 1
-            self._ids[key] = (n, call_id if n == 1 else f"{call_id}~{n}")
         hit = self._ids.get(key)
-        return hit[1] if hit else call_id
+        if kind == Kind.TOOL_CALL:
+            n = hit[0] + 1 if hit else 1
+            given = call_id if n == 1 else f"{call_id}~{n}"
+            waiting = hit[1] if hit else deque()
+            waiting.append(given)
+            self._ids[key] = (n, waiting, given)
+            return given
+        if hit is None:
+            return call_id
+        return hit[1].popleft() if hit[1] else hit[2]
 
     def _flush(self) -> None:
         part = self._part()
