@@ -5,6 +5,7 @@ arose; the scaling tests count work (calls), not seconds, so that they cannot fl
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import random
 import resource
@@ -325,3 +326,76 @@ def test_learned_secrets_sharing_a_head_are_found_by_lookup() -> None:
     for _ in range(300):
         text = " ".join(rng.choice([*rng.sample(values, 3), "sk-ant-", "sk-ant-x", "plain words"]) for _ in range(4))
         assert set(r._candidates_known(text)) == {v for v in known if v in text}, text
+
+
+def test_parallel_calls_sharing_an_id_pair_in_order(tmp_path: Path) -> None:
+    """A local server that gives each of a turn's parallel calls `call_0`: the first result goes to
+    the first call, the second to the second."""
+    path = tmp_path / "parallel.jsonl"
+    calls = [{"id": "call_0", "type": "function", "function": {"name": "bash", "arguments": json.dumps({"command": c})}}
+             for c in ("pip install torch==2.1.0", "pip install numpy==1.26.4")]
+    with path.open("w") as f:
+        f.write(json.dumps({"role": "user", "content": "install"}) + "\n")
+        f.write(json.dumps({"role": "assistant", "content": None, "tool_calls": calls}) + "\n")
+        for out in ("Successfully installed torch-2.1.0", "Successfully installed numpy-1.26.4"):
+            f.write(json.dumps({"role": "tool", "tool_call_id": "call_0", "content": out}) + "\n")
+    ev = ingest.read(str(path)).events
+    assert ev.filter(ev["kind"] == "tool_result")["call_id"].to_list() == ["call_0", "call_0~2"]
+
+
+def test_renamed_sessions_do_not_collide(tmp_path: Path) -> None:
+    def session(sid: str) -> str:
+        return json.dumps({"type": "text", "timestamp": 1767322800060, "sessionID": sid, "part": {
+            "id": f"prt_{sid}", "sessionID": sid, "messageID": "msg_1", "type": "text", "text": "hello",
+            "time": {"start": 1767322800055, "end": 1767322800060}}}) + "\n"
+
+    (tmp_path / "a.jsonl").write_text(session("ses_x"))
+    (tmp_path / "b.jsonl").write_text(session("ses_x") + session("ses_x~2"))
+    ev = ingest.read(str(tmp_path)).events
+    assert sorted(set(ev["session"])) == ["ses_x", "ses_x~2", "ses_x~3"]
+
+
+def test_output_to_dev_stdout_when_it_is_a_pipe_or_a_file(tmp_path: Path) -> None:
+    if not os.path.exists("/dev/stdout"):
+        pytest.skip("no /dev/stdout")
+    argv = [sys.executable, "-m", "logsleuth", "analyze", str(BUILD_LOG), "-o", "/dev/stdout"]
+    piped = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    assert piped.returncode == 0 and piped.stdout.startswith("# "), piped.stderr
+    out = tmp_path / "out.md"
+    with out.open("w") as fh:  # the file behind the fd is written, not replaced by a rename
+        fh.write("")
+        fh.flush()
+        done = subprocess.run(argv, stdout=fh, stderr=subprocess.PIPE, timeout=120, check=False)
+    assert done.returncode == 0 and out.read_text().startswith("# ")
+
+
+def test_a_carriage_return_in_a_name_cannot_rewrite_the_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["events", "nosuch\r\nlogsleuth: all good.log"], capsys)
+    assert code == 3 and "\r" not in err and err.count("\n") == 1
+
+
+def test_a_claude_session_folder_whose_name_is_not_utf8(tmp_path: Path) -> None:
+    import shutil
+
+    proj = Path(__file__).parent / "fixtures" / "ingest" / "claude_code" / "proj"
+    odd = os.fsdecode(b"sess\xff")
+    root = os.path.join(os.fsdecode(bytes(tmp_path)), "proj")
+    try:
+        os.mkdir(root)
+        shutil.copytree(proj / "sess-sub", os.path.join(root, odd))
+        shutil.copy(proj / "sess-sub.jsonl", os.path.join(root, odd + ".jsonl"))
+    except (OSError, UnicodeEncodeError):
+        pytest.skip("this file system refuses a name that is not UTF-8")
+    want = ingest.read(str(proj / "sess-sub")).events.height
+    t = ingest.read(os.path.join(root, odd))  # the session folder: its .jsonl and its subagents
+    assert t.events.height == want and not t.report.skipped
+
+
+def test_attempts_kept_are_the_first_and_the_last() -> None:
+    from logsleuth.link.resolution import MAX_ATTEMPTS, _first_and_last
+
+    for n in (0, 5, MAX_ATTEMPTS // 2, MAX_ATTEMPTS, MAX_ATTEMPTS + 1, 1000):
+        items = list(range(n))
+        kept = list(_first_and_last(iter(items), reversed(items), items))  # type: ignore[arg-type]
+        half = MAX_ATTEMPTS // 2
+        assert kept == (items if n <= MAX_ATTEMPTS else items[:half] + items[-half:]), n
