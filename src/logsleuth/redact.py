@@ -227,6 +227,12 @@ _CONTEXT: list[_Rule] = [
         r"[^\n|;&]*--(?:password-stdin|with-token)",
         gate=("--password-stdin", "--with-token"), generic=True,
     ),
+    # the same fed by a here-string: `docker login -u bob --password-stdin <<< "X"`
+    _Rule(
+        "password",
+        rf"\blogin\b[^\n|;&]*--(?:password-stdin|with-token)[^\n|;&<]*<<<\s*{_Q}(?P<s>{_NOT_DONE}[^\s'\"|;&]+)",
+        gate=("<<<",), generic=True,
+    ),
     # kaggle.json and similar credential files: `"key": "<32 hex>"`; a service account's `private_key_id`
     _Rule("secret", rf"\\?\"key\\?\"\s*:\s*\\?\"(?P<s>{_NOT_DONE}[a-f0-9]{{32}})\\?\"", gate=('key',)),
     _Rule("secret", rf"private_key_id{_Q}\s*[:=]\s*{_Q}(?P<s>{_NOT_DONE}[a-f0-9]{{32,64}})(?![A-Za-z0-9])",
@@ -298,12 +304,14 @@ _HOSTS: list[_Rule] = [
 
 # Values that are references or code, not secrets: `$HF_TOKEN`, `${X}`, `os.environ[…]`, `true`.
 _NOT_SECRET = regex.compile(
-    r"(?:\$.*|%.*%|<.*>|[{\[(].*|[*xX•.…_\-]{3,}|true|false|none|null|nil|yes|no|\d{1,6}"
+    r"(?:\$.*|%.*%|<.*>|[<>|&;]+|[{\[(].*|[*xX•.…_\-]{3,}|true|false|none|null|nil|yes|no|\d{1,6}"
     # type annotations (`password: str`) and placeholders (`your_token_here`, `changeme`)
     r"|(?:str|bytes|int|bool|float|string|object|any|optional|union|secretstr|list|dict)(?![A-Za-z0-9_]).*"
     r"|(?:your|my|the)[_\-][A-Za-z_\-]*|[A-Za-z_\-]*[_\-]here|changeme|redacted|placeholder|secret|password|passwd|token"
-    # vLLM's and llama.cpp's conventional non-keys; a constant's name (`api_key=OPENAI_API_KEY`); a path
-    r"|empty|dummy|unused|none|sk-no-key-required|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|(?:~|\.{1,2})?/[^\s]*"
+    # vLLM's and llama.cpp's conventional non-keys; a constant's or a variable's name in one case
+    # (`api_key=OPENAI_API_KEY`, `api_key=openai_api_key`: a mixed-case `tgp_v1_Ab3…` is a key); a path
+    r"|empty|dummy|unused|none|sk-no-key-required|(?-i:[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[a-z][a-z0-9]*(?:_[a-z0-9]+)+)"
+    r"|(?:~|\.{1,2})?/[^\s]*"
     r"|(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*(?:[(\[].*)?|[A-Za-z_]\w*[(\[].*)",
     regex.IGNORECASE,
 )
