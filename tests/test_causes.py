@@ -132,7 +132,8 @@ def test_a_shell_variable_that_only_names_a_path_is_not_a_fix() -> None:
 def test_a_probe_failure_the_agent_then_fixed_in_the_project_is_a_step() -> None:
     """rec-detkit: `pip install --dry-run pytest==8.3.6` (a probe) fails, and the next change
     edits that pin in requirements-dev.txt: the probe found a failure of the project."""
-    from logsleuth.link.resolution import RunIndex, acted_on
+    from logsleuth.link.resolution import acted_on
+    from logsleuth.link.runindex import RunIndex
     from logsleuth.model import Action, ActionKind, Run, RunRole, RunStatus
 
     f = Finding(pattern="pip-no-matching-version", category="dependency_resolution_failed",

@@ -356,9 +356,14 @@ def test_renamed_sessions_do_not_collide(tmp_path: Path) -> None:
 
 
 def test_output_to_dev_stdout_when_it_is_a_pipe_or_a_file(tmp_path: Path) -> None:
-    if not os.path.exists("/dev/stdout"):
-        pytest.skip("no /dev/stdout")
-    argv = [sys.executable, "-m", "logsleuth", "analyze", str(BUILD_LOG), "-o", "/dev/stdout"]
+    """`-o /dev/stdout`: a link to /proc/self/fd/1. The test makes its own link of that kind, so
+    that a regression replaces the link in tmp_path, not the machine's /dev/stdout (as a rename
+    once did while this test was checked against the old code)."""
+    if not os.path.exists("/proc/self/fd/1"):
+        pytest.skip("no /proc/self/fd")
+    stdout = tmp_path / "stdout"
+    stdout.symlink_to("/proc/self/fd/1")
+    argv = [sys.executable, "-m", "logsleuth", "analyze", str(BUILD_LOG), "-o", str(stdout)]
     piped = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
     assert piped.returncode == 0 and piped.stdout.startswith("# "), piped.stderr
     out = tmp_path / "out.md"
@@ -366,7 +371,7 @@ def test_output_to_dev_stdout_when_it_is_a_pipe_or_a_file(tmp_path: Path) -> Non
         fh.write("")
         fh.flush()
         done = subprocess.run(argv, stdout=fh, stderr=subprocess.PIPE, timeout=120, check=False)
-    assert done.returncode == 0 and out.read_text().startswith("# ")
+    assert done.returncode == 0 and out.read_text().startswith("# ") and stdout.is_symlink()
 
 
 def test_a_carriage_return_in_a_name_cannot_rewrite_the_line(capsys: pytest.CaptureFixture[str]) -> None:

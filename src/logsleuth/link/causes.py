@@ -16,7 +16,7 @@ from collections.abc import Set
 
 import polars as pl
 
-from logsleuth.link.resolution import RunIndex
+from logsleuth.link.runindex import RunIndex
 from logsleuth.model import Finding, RunStatus, Severity
 from logsleuth.telling import TELLING, lines_of, telling_lines
 

@@ -32,7 +32,6 @@ from logsleuth.link.constraints import (
 from logsleuth.link.episodes import group_episodes, incidents, named_by_causes, result_to_call, split_failures
 from logsleuth.link.pivots import find_pivots
 from logsleuth.link.resolution import (
-    RunIndex,
     acted_on,
     between,
     closing_words,
@@ -48,6 +47,7 @@ from logsleuth.link.resolution import (
     worded_pivots,
 )
 from logsleuth.link.roles import StoryRoles, builtin_roles
+from logsleuth.link.runindex import RunIndex
 from logsleuth.model import (
     NO_SEQ_LIMIT,
     Action,

@@ -9,19 +9,17 @@ the story (probes, expected failures, quotes of old errors) become notes.
 from __future__ import annotations
 
 import bisect
-import dataclasses
 import functools
-import heapq
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
-from dataclasses import dataclass
 
 import polars as pl
 
 from logsleuth.actions.shellparse import basename, commands
 from logsleuth.enums import INSTALLS, PACKAGE_CHANGES
 from logsleuth.link.constraints import request_text
+from logsleuth.link.runindex import RunIndex, scratch_only
 from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, target_of
 from logsleuth.model import (
     NO_SEQ_LIMIT,
@@ -34,7 +32,6 @@ from logsleuth.model import (
     Run,
     RunRole,
     RunStatus,
-    Target,
 )
 
 # the changes kept as tried against one failure (the first and the last half of them): a failure
@@ -102,69 +99,6 @@ _PROJECT_FILE = re.compile(
     r"(Makefile|CMakeLists\.txt|setup\.py|setup\.cfg|pyproject\.toml|requirements[\w.-]*\.txt|\.(cu|cuh|c|cc|cpp|h|hpp|py|rs|go|"
     r"js|ts|tsx|jsx|ex|exs|toml|cfg|ini|ya?ml|json|mk|sh|ptx|lock))$"
 )
-
-
-@dataclass(frozen=True, slots=True)
-class RunIndex:
-    """The session's runs, looked up by the seq of their call or result."""
-
-    runs: tuple[Run, ...]
-    at: Mapping[int, Run]  # call seq and result seq -> run
-    goals: tuple[Run, ...]
-    goal_seqs: tuple[int, ...]
-    outputs: Mapping[int, str] = dataclasses.field(default_factory=dict)  # passing goal run's result seq -> its text
-    by_cover_key: Mapping[tuple[str, ...], tuple[int, ...]] = dataclasses.field(default_factory=dict)  # -> goal positions
-    _positions: dict[tuple[str, ...], tuple[int, ...]] = dataclasses.field(default_factory=dict, compare=False)
-
-    @classmethod
-    def of(cls, runs: Sequence[Run], outputs: Mapping[int, str] | None = None) -> RunIndex:
-        at: dict[int, Run] = {}
-        for r in runs:
-            at[r.seq] = r
-            if r.result_seq is not None:
-                at[r.result_seq] = r
-        goals = tuple(r for r in runs if r.role is RunRole.GOAL)
-        keyed: dict[tuple[str, ...], list[int]] = {}
-        for i, r in enumerate(goals):
-            for key in {k for t in r.targets for k in t.cover_keys()}:
-                keyed.setdefault(key, []).append(i)
-        return cls(tuple(runs), at, goals, tuple(r.seq for r in goals), outputs or {},
-                   {k: tuple(v) for k, v in keyed.items()})
-
-    def goals_after(self, seq: int) -> Sequence[Run]:
-        return self.goals[bisect.bisect_right(self.goal_seqs, seq) :]
-
-    def positions(self, what: tuple[str, ...], start: int) -> Sequence[int]:
-        """Positions in `goals`, from `start` on, of the runs of the session's goal (`("main",
-        name…)`: a target of one of these names) or that passed outside a scratch copy
-        (`("passed",)`); each list made once."""
-        found = self._positions.get(what)
-        if found is None:
-            if what[0] == "passed":
-                found = tuple(i for i, r in enumerate(self.goals) if r.status is RunStatus.PASSED and not _scratch_only(r))
-            else:
-                names = set(what[1:])
-                found = tuple(i for i, r in enumerate(self.goals) if any(t.name in names for t in r.targets))
-            self._positions[what] = found
-        return found[bisect.bisect_left(found, start):]
-
-    def covering_after(self, targets: Sequence[Target], seq: int, before: int = NO_SEQ_LIMIT) -> Iterator[Run]:
-        """The goal runs after `seq` and before `before`, in order, with a target that covers one
-        of `targets`: looked up by Target.cover_keys, so a long session costs what its matches cost."""
-        start = bisect.bisect_right(self.goal_seqs, seq)
-        lists = []
-        for key in {k for b in targets for k in b.coverer_keys()}:
-            pos = self.by_cover_key.get(key, ())
-            lists.append(pos[bisect.bisect_left(pos, start):])
-        last = -1
-        for i in heapq.merge(*lists):
-            if i != last:
-                last = i
-                r = self.goals[i]
-                if r.seq >= before:
-                    return
-                if any(a.covers(b) for a in r.targets for b in targets):
-                    yield r
 
 
 # ---------------------------------------------------------------- noise
@@ -416,10 +350,6 @@ def _value_after(argv: Sequence[str], flag: str) -> str | None:
     return nxt if nxt is not None and not nxt.startswith("-") else None
 
 
-def _scratch_only(run: Run) -> bool:
-    return bool(run.targets) and all(t.scratch for t in run.targets)
-
-
 def _run_start(idx: RunIndex, seq: int) -> int:
     run = idx.at.get(seq)
     return run.seq if run is not None else seq
@@ -627,7 +557,7 @@ def goal_passed(
     """(did the goal pass, the first goal run that passed after the last failure). The final runs
     of the targets the user asked for, else the session's last goal run, must pass, and no failure
     of the story may be left unresolved."""
-    goals = tuple(r for r in idx.goals if not _scratch_only(r))
+    goals = tuple(r for r in idx.goals if not scratch_only(r))
     finals = [
         last
         for name in requested
