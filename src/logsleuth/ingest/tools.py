@@ -131,7 +131,7 @@ def shell_payload(text: str) -> str | list[str]:
         return text
     try:
         data: Any = json.loads(s)
-    except ValueError:
+    except (ValueError, RecursionError):  # `[[[[…` a thousand deep: a command, not an input to parse
         return text
     if isinstance(data, dict):
         data = next((data[k] for k in _COMMAND_KEYS if k in data), text)
@@ -176,7 +176,7 @@ def _json(text: str) -> Any:
         return None
     try:
         return json.loads(s)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
 
 
