@@ -88,11 +88,14 @@ def _page_markdown(text: str) -> None:
     from rich.markdown import Markdown
 
     from logsleuth.cli.app import console
+    from logsleuth.termsafe import inert_text
 
     con = console()
     os.environ.setdefault("LESS", "-FRX")  # colours through less; quit at once when it fits
     with con.pager(styles=con.color_system is not None):
-        con.print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
+        # rich prints what it is given: the transcript's escapes are taken out first (its own
+        # colours are added after)
+        con.print(Markdown(inert_text(text), code_theme="ansi_dark", hyperlinks=False))
 
 
 def _session_note(file: str, an: Analysis) -> None:

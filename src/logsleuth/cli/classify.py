@@ -139,6 +139,9 @@ def show_table(text: str) -> None:
         return
     from rich.text import Text
 
+    from logsleuth.termsafe import inert_text
+
+    text = inert_text(text)  # rich prints what it is given: the transcript's escapes go first
     styled = Text(text.rstrip("\n"))
     for regex, style in _STYLES:
         styled.highlight_regex(regex, style)
