@@ -10,6 +10,8 @@ a markdown table, a markdown heading, a list item that only quotes the error in 
 
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 
 from logsleuth.ingest.listing import in_listing
@@ -67,16 +69,33 @@ def in_markdown_table(text: str, pos: int) -> bool:
     A row alone is not enough (loguru's `time | LEVEL | msg` and nvidia-smi's boxes have pipes too): the block of
     adjacent lines holding `|` must include a delimiter row.
     """
+    starts, in_table = _table_rows(text)
+    return in_table[bisect.bisect_right(starts, pos) - 1]
+
+
+@functools.lru_cache(maxsize=4)
+def _table_rows(text: str) -> tuple[list[int], list[bool]]:
+    """(offset of each line, whether the line is in a markdown table) of a text, made once per
+    text: asked per match, a split of the whole text made one long tool output with many
+    matches quadratic."""
     lines = text.split("\n")
-    row = text.count("\n", 0, pos)
-    if "|" not in lines[row]:
-        return False
-    lo = hi = row
-    while lo > 0 and "|" in lines[lo - 1]:
-        lo -= 1
-    while hi + 1 < len(lines) and "|" in lines[hi + 1]:
-        hi += 1
-    return any(_TABLE_RULE.match(lines[i]) for i in range(lo, hi + 1))
+    starts, offset = [], 0
+    for line in lines:
+        starts.append(offset)
+        offset += len(line) + 1
+    in_table = [False] * len(lines)
+    i = 0
+    while i < len(lines):  # each block of adjacent lines holding `|`, once
+        if "|" not in lines[i]:
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(lines) and "|" in lines[j + 1]:
+            j += 1
+        if any(_TABLE_RULE.match(lines[k]) for k in range(i, j + 1)):
+            in_table[i : j + 1] = [True] * (j + 1 - i)
+        i = j + 1
+    return starts, in_table
 
 
 def is_table_cell(line: str, pos: int, end: int) -> bool:
@@ -130,7 +149,13 @@ def is_doc_item(text: str, line: str) -> bool:
         return True
     if not _CODE_ITEM.match(line):
         return False
-    return bool(_RST_ROLE_ITEM.match(line)) or len(_DOC_MARKUP.findall(text)) > (1 if _DOC_MARKUP.match(line) else 0)
+    return bool(_RST_ROLE_ITEM.match(line)) or _doc_markup(text) > (1 if _DOC_MARKUP.match(line) else 0)
+
+
+@functools.lru_cache(maxsize=4)
+def _doc_markup(text: str) -> int:
+    """How much page markup a text holds (counted once per text, not per match)."""
+    return len(_DOC_MARKUP.findall(text))
 
 
 def is_quoted(text: str, pos: int, end: int) -> bool:
