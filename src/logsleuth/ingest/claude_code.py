@@ -155,9 +155,11 @@ class _FileReader:
     def _tool_result(self, rec: dict[str, Any], block: dict[str, Any], base: Event) -> Event | None:
         call_id = block.get("tool_use_id")
         call_id = call_id if isinstance(call_id, str) else None
-        if call_id is not None and not self._new("tool_result", "", call_id):
-            return None
         text = block_text(block.get("content"))
+        # a block replayed (a resumed or compacted session copies it) is read once; the same id
+        # with another output is another call's result (an id reused: ingest makes it unique)
+        if call_id is not None and not self._new("tool_result", call_id, f"{block.get('is_error')}\0{text}"):
+            return None
         tool = self._tools.get(call_id) if call_id else None
         is_error = block.get("is_error") if isinstance(block.get("is_error"), bool) else None
         exit_code = _exit_code(tool, text, rec.get("toolUseResult"))
@@ -208,7 +210,7 @@ class _FileReader:
         call_id = block.get("id") if isinstance(block.get("id"), str) else None
         args = block.get("input")
         if call_id is not None:
-            if not self._new("tool_use", "", call_id):
+            if not self._new("tool_use", call_id, compact_json([name, args])):  # a replay, not a reuse
                 return None
             if name:
                 self._tools[call_id] = name
