@@ -429,13 +429,16 @@ def _read_conn(conn: sqlite3.Connection, display: str) -> Transcript:
     rep = ReportBuilder(display, "opencode-db")
     sink = EventSink(session_from_path(display), display)
     order = "m.time_created, m.id" if "time_created" in _columns(conn, "message") else "m.id"
+    # a part belongs to its message in its session: message ids repeated across sessions (a
+    # merged or damaged database) must not lend one session's parts to another
+    owns = "p.message_id = m.id" + (" AND p.session_id IS m.session_id" if "session_id" in _columns(conn, "part") else "")
     query = (
-        "SELECT m.id, m.data, p.id, p.data FROM message m LEFT JOIN part p ON p.message_id = m.id "
+        f"SELECT m.id, m.data, p.id, p.data FROM message m LEFT JOIN part p ON {owns} "
         f"WHERE m.session_id IS {{}} ORDER BY {order}, p.id"
     )
     # the connection returns text as bytes (it may not be UTF-8): a text id is bound back as text
     bind = {"text": "CAST(? AS TEXT)", "blob": "CAST(? AS BLOB)", "null": "?"}
-    record = joined = 0
+    record = 0
     for sid, stored, has_row in _sessions(conn):
         if has_row:
             record += 1
@@ -443,6 +446,7 @@ def _read_conn(conn: sqlite3.Connection, display: str) -> Transcript:
             rep.ignored += 1
         messages: list[MessageRec] = []
         current: MessageRec | None = None
+        pairs: set[tuple[str, str]] = set()  # (message, part) read: a message row stored twice joins its parts twice
         kind, value = stored
         for mid_raw, mdata, pid_raw, pdata in conn.execute(query.format(bind.get(kind, "?")), (value,)):
             mid = _text(mid_raw)
@@ -458,10 +462,12 @@ def _read_conn(conn: sqlite3.Connection, display: str) -> Transcript:
                 messages.append(current)
             if pid_raw is None:
                 continue  # a message without parts (LEFT JOIN)
+            pid = _text(pid_raw)
+            if (mid, pid) in pairs:
+                continue
+            pairs.add((mid, pid))
             record += 1
             rep.lines += 1
-            joined += 1
-            pid = _text(pid_raw)
             part, pproblem = _row_json(pdata)
             if pproblem:
                 rep.skip(record, f"{pproblem} (part {pid})")
@@ -469,8 +475,8 @@ def _read_conn(conn: sqlite3.Connection, display: str) -> Transcript:
             part.setdefault("id", pid)  # the data column omits the ids
             current.parts.append((part, record, ""))
         emit_messages(messages, sink, rep)
-    total_parts = conn.execute("SELECT count(*) FROM part").fetchone()[0]
-    orphans = int(total_parts) - joined
+    # parts no message of theirs holds: counted, not read
+    orphans = int(conn.execute(f"SELECT count(*) FROM part p WHERE NOT EXISTS (SELECT 1 FROM message m WHERE {owns})").fetchone()[0])
     rep.lines += orphans
     rep.ignored += orphans
     return transcript(sink, rep)
