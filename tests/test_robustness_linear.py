@@ -404,3 +404,84 @@ def test_attempts_kept_are_the_first_and_the_last() -> None:
         kept = list(_first_and_last(iter(items), reversed(items), items))  # type: ignore[arg-type]
         half = MAX_ATTEMPTS // 2
         assert kept == (items if n <= MAX_ATTEMPTS else items[:half] + items[-half:]), n
+
+
+# -- a third red-team pass -----------------------------------------------------------------------
+
+
+def test_a_command_that_looks_like_deep_json_is_a_command(tmp_path: Path) -> None:
+    base = {"sessionId": "s1", "timestamp": "2026-01-01T00:00:00Z"}
+    path = tmp_path / "deep.jsonl"
+    with path.open("w") as f:
+        f.write(json.dumps({**base, "type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "[" * 5000}}]}}) + "\n")
+        f.write(json.dumps({**base, "type": "assistant", "uuid": "a2", "message": {"role": "assistant", "content": [
+            {"type": "text", "text": OOM}]}}) + "\n")
+    t = ingest.read(str(path))  # was: the whole file refused as "JSON nested too deeply"
+    assert t.events.height == 2 and t.report.balanced
+
+
+@pytest.mark.parametrize("argv", [["classify"], ["sessions"], ["analyze"]])
+def test_coloured_output_is_inert_too(tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes], argv: list[str],
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAGER", "cat")
+    sid = "s\x1b]0;PWNED\x07\x1b[2J"
+    path = tmp_path / "inject.jsonl"
+    path.write_text(json.dumps({"sessionId": sid, "type": "user", "uuid": "u1", "timestamp": "2026-01-01T00:00:00Z",
+                                "message": {"role": "user", "content": f"go \u009b31m {OOM} \x1b]0;PWNED\x07"}}) + "\n")
+    assert main(["--color", "always", *argv, str(path)]) == 0
+    out = capfdbinary.readouterr().out
+    assert b"\x1b]" not in out and b"\x1b[2J" not in out and b"\xc2\x9b" not in out and b"PWNED" not in out, argv
+
+
+def test_quoting_checks_read_a_long_text_once() -> None:
+    from logsleuth.quoting import _table_rows, in_markdown_table, is_quoted
+
+    table = "| code | meaning |\n|---|---|\n| CUDA_ERROR_X | bad |\n"
+    text = table + "\n".join(f"{OOM} {i}" for i in range(5000))
+    _table_rows.cache_clear()
+    assert in_markdown_table(text, text.index("CUDA_ERROR_X")) and not in_markdown_table(text, text.index(OOM))
+    for i in range(0, 5000, 7):
+        pos = text.index(f"{OOM} {i}\n")
+        is_quoted(text, pos, pos + len(OOM))
+    assert _table_rows.cache_info().misses == 1  # the text split once, not once per match
+
+
+def test_a_claude_tool_use_id_reused_with_another_command(tmp_path: Path) -> None:
+    def rec(i: int, typ: str, content: list[dict[str, object]]) -> str:
+        return json.dumps({"type": typ, "uuid": f"u{i}", "sessionId": "s1", "timestamp": f"2026-01-01T00:00:0{i}Z",
+                           "message": {"role": typ, "content": content}}) + "\n"
+
+    path = tmp_path / "reuse.jsonl"
+    path.write_text(
+        rec(1, "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "python a.py"}}])
+        + rec(2, "user", [{"type": "tool_result", "tool_use_id": "t1", "content": "ImportError: libfoo.so.1", "is_error": True}])
+        + rec(3, "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "python b.py"}}])
+        + rec(4, "user", [{"type": "tool_result", "tool_use_id": "t1", "content": OOM, "is_error": True}])
+        + rec(5, "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "python b.py"}}])  # a replay
+    )
+    ev = ingest.read(str(path)).events
+    assert ev["call_id"].to_list() == ["t1", "t1", "t1~2", "t1~2"]  # the replay read once, the reuse kept
+    assert OOM in ev["text"].to_list()
+
+
+def test_opencode_db_parts_stay_with_their_session(tmp_path: Path) -> None:
+    import sqlite3
+
+    from test_ingest_opencode import build_db, export_doc
+
+    db = build_db(tmp_path / "opencode.db", [export_doc()])
+    con = sqlite3.connect(db)  # a second session whose messages reuse the first's ids (no parts of its own)
+    sid = con.execute("SELECT id FROM session").fetchone()[0]
+    con.execute("INSERT INTO session (id, project_id, slug, directory, title, version, time_created, time_updated) "
+                "SELECT id || 'B', project_id, slug, directory, title, version, time_created, time_updated FROM session")
+    con.execute("CREATE TABLE m2 AS SELECT * FROM message")
+    con.execute("DROP TABLE message")
+    con.execute("CREATE TABLE message AS SELECT * FROM m2 UNION ALL SELECT id, session_id || 'B', time_created, time_updated, data FROM m2")
+    con.commit()
+    con.close()
+    t = ingest.read(str(db))
+    ev = t.events
+    calls = ev.filter(ev["kind"].cast(str) == "tool_call")
+    assert calls.height > 0 and set(calls["session"]) == {sid}  # none lent to the other session
+    assert t.report.balanced
