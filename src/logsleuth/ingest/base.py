@@ -328,7 +328,7 @@ class EventSink:
         session: str | None = None,
         source: str | None = None,
     ) -> None:
-        sess = session or self.session
+        sess = one_line_id(session or self.session)
         seq = self._seq.get(sess, 0)
         self._seq[sess] = seq + 1
         c = self._cols
@@ -467,7 +467,17 @@ def session_from_path(display: str) -> str:
     for suffix in (".gz", ".zst", ".jsonl", ".json", ".log", ".txt", ".md", ".db"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
-    return name or "session"
+    return one_line_id(name) or "session"
+
+
+_ID_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
+
+
+def one_line_id(value: str) -> str:
+    """A session id as one line of text: control characters (a newline, an escape) become a
+    space. Ids are put into headings, code spans and table cells: a newline in one ended the
+    code span and made the rest of it a heading of the report."""
+    return _ID_CONTROLS.sub(" ", value) if _ID_CONTROLS.search(value) else value
 
 
 @dataclass(frozen=True)
