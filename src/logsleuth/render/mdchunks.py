@@ -46,11 +46,16 @@ def _heading(line: str) -> bool:
     return 1 <= n <= 6 and (len(line) == n or line[n] in " \t")
 
 
-def _html_of(tokens: list[Any], offset: int, skip_below: int = 0) -> Iterator[int]:
-    """The lines (offset added) where `tokens` hold raw HTML; lines below `skip_below` left out."""
+HTML = frozenset({"html_inline", "html_block"})  # what `html_lines` looks for by default
+LINKS = frozenset({"link_open", "image"})  # links and images (the reports make none of their own)
+
+
+def _html_of(tokens: list[Any], offset: int, skip_below: int = 0, kinds: frozenset[str] = HTML) -> Iterator[int]:
+    """The lines (offset added) where `tokens` hold what `kinds` names (raw HTML, or links and
+    images); lines below `skip_below` left out."""
     for tok in tokens:
-        inline = tok.type == "inline" and any(c.type == "html_inline" for c in tok.children or ())
-        if tok.map and (tok.type == "html_block" or inline):
+        inline = tok.type == "inline" and any(c.type in kinds for c in tok.children or ())
+        if tok.map and (tok.type in kinds or inline):
             for i in range(max(tok.map[0], skip_below), tok.map[1]):
                 yield i + offset
 
@@ -75,11 +80,13 @@ class _Pass:
     rows: int
     skim: bool = False  # the reference pass: table rows hold no definitions, their slices are skipped
     trusted: bool = False  # this pass relies on a skim (a table that fails its check must restart)
+    kinds: frozenset[str] = HTML  # the tokens looked for
 
 
-def html_lines(text: str, md: Any, rows: int = ROWS) -> set[int]:
-    """The (0-based) lines of `text` where markdown-it (`md`, a `MarkdownIt`) sees raw HTML, as
-    one `md.parse(text)` finds them, with a bounded number of tokens alive at a time."""
+def html_lines(text: str, md: Any, rows: int = ROWS, kinds: frozenset[str] = HTML) -> set[int]:
+    """The (0-based) lines of `text` where markdown-it (`md`, a `MarkdownIt`) sees raw HTML (or
+    what `kinds` names), as one `md.parse(text)` finds them, with a bounded number of tokens
+    alive at a time."""
     def full(src: str, env: dict[str, Any]) -> list[Any]:
         return list(md.parse(src, env))
 
@@ -87,17 +94,17 @@ def html_lines(text: str, md: Any, rows: int = ROWS) -> set[int]:
         return md.block.parse(src.replace("\0", "\ufffd"), md, env, []) or []
 
     if "\r" in text:
-        return set(_html_of(full(text, {}), 0))
+        return set(_html_of(full(text, {}), 0, kinds=kinds))
     lines = text.split("\n")
     last = _last_definition(lines)
     for skim in (True, False):
         env: dict[str, Any] = {}
         if last >= 0:  # references first, in document order (the first definition of a label wins)
-            for _ in _pieces(lines, _Pass(block, env, rows, skim=skim), stop=last):
+            for _ in _pieces(lines, _Pass(block, env, rows, skim=skim, kinds=kinds), stop=last):
                 pass
         out: set[int] = set()
         try:
-            for found in _pieces(lines, _Pass(full, env, rows, trusted=skim and last >= 0)):
+            for found in _pieces(lines, _Pass(full, env, rows, trusted=skim and last >= 0, kinds=kinds)):
                 out.update(found)
         except _Skimmed:
             continue
@@ -151,7 +158,7 @@ def _piece(lines: list[str], run: _Pass, last: bool) -> list[int] | None:
         tokens = run.parse("\n".join(lines) + "\n", run.env)
         if _reaches_end(tokens, lines):
             return None
-    return list(_html_of(tokens, 0))
+    return list(_html_of(tokens, 0, kinds=run.kinds))
 
 
 def _long_table(lines: list[str], rows: int) -> tuple[int, int] | None:
@@ -213,7 +220,7 @@ def _sliced(lines: list[str], table: tuple[int, int], run: _Pass) -> list[int] |
     columns = sum(t.type == "th_open" for t in tokens[tokens.index(first):])
     if not _missing_cells_ok(lines, header, end, columns):
         return None
-    found = list(_html_of(tokens, 0))
+    found = list(_html_of(tokens, 0, kinds=run.kinds))
     del tokens, first
     if run.skim:  # checked by the pass that reads them
         return found
@@ -224,8 +231,8 @@ def _sliced(lines: list[str], table: tuple[int, int], run: _Pass) -> list[int] |
             if run.trusted:  # the reference pass skipped these lines: it may have missed a definition
                 raise _Skimmed
             return None
-        found.extend(_html_of(tokens, at - 2, skip_below=2))  # the header's lines are counted once
+        found.extend(_html_of(tokens, at - 2, skip_below=2, kinds=run.kinds))  # the header's lines are counted once
     return found
 
 
-__all__ = ["ROWS", "html_lines"]
+__all__ = ["HTML", "LINKS", "ROWS", "html_lines"]

@@ -15,12 +15,14 @@ A document with no `<` that could open a tag is returned untouched without parsi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 # what can open raw HTML in CommonMark: a tag, a closing tag, a comment, a declaration, a
 # processing instruction (autolinks `<https://…>` too: harmless, but escaping them costs nothing)
 _OPENER = re.compile(r"<(?=[A-Za-z/!?])")
+_BRACKET = re.compile(r"(?<!\\)\[")  # a link's or an image's opening bracket, not yet escaped
 MAX_PASSES = 16  # each pass escapes at least one opener; a real report needs one or two
 
 
@@ -28,7 +30,10 @@ MAX_PASSES = 16  # each pass escapes at least one opener; a real report needs on
 def _parser() -> Any:
     from markdown_it import MarkdownIt
 
-    return MarkdownIt("commonmark").enable("table")
+    md = MarkdownIt("commonmark").enable("table")
+    # every destination makes a link here (markdown-it refuses `javascript:`; another viewer may not)
+    md.validateLink = lambda url: True  # type: ignore[method-assign]
+    return md
 
 
 def _html_lines(text: str) -> set[int]:
@@ -40,20 +45,37 @@ def _html_lines(text: str) -> set[int]:
 
 
 def inert_html(markdown: str) -> str:
-    """`markdown` with every raw-HTML opener outside code escaped (code spans and fences kept)."""
-    if not _OPENER.search(markdown):
-        return markdown
+    """`markdown` with every raw-HTML opener outside code escaped (code spans and fences kept),
+    then every link and image made text (`\\[x](…)`): the reports make none of their own, so
+    one is a transcript's (`[x](javascript:…)`, an image that loads from a server when the report
+    is viewed)."""
+    if _OPENER.search(markdown):
+        markdown = _escaped(markdown, _html_lines, lambda line: _OPENER.sub("&lt;", line))
+    if "](" in markdown or "]:" in markdown or "][" in markdown:
+        markdown = _escaped(markdown, _link_lines, lambda line: _BRACKET.sub(r"\\[", line))
+    return markdown
+
+
+def _escaped(markdown: str, find: Callable[[str], set[int]], escape: Callable[[str], str]) -> str:
+    """`escape` applied to the lines `find` reports until it reports none (escaping changes what
+    the parser sees, e.g. a code span that now pairs differently)."""
     for _ in range(MAX_PASSES):
-        hits = _html_lines(markdown)
+        hits = find(markdown)
         if not hits:
             return markdown
         lines = markdown.split("\n")
         for i in hits:
             if i < len(lines):
-                lines[i] = _OPENER.sub("&lt;", lines[i])
+                lines[i] = escape(lines[i])
         markdown = "\n".join(lines)
-    # not converged (cannot happen with the passes above; never leave HTML live): escape all
-    return _OPENER.sub("&lt;", markdown)
+    return escape(markdown)  # not converged (cannot happen: each pass escapes one at least): all of it
+
+
+def _link_lines(text: str) -> set[int]:
+    """The (0-based) lines of `text` where the parser sees a link or an image."""
+    from logsleuth.render.mdchunks import LINKS, html_lines
+
+    return html_lines(text, _parser(), kinds=LINKS)
 
 
 __all__ = ["inert_html"]
