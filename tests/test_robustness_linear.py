@@ -485,3 +485,22 @@ def test_opencode_db_parts_stay_with_their_session(tmp_path: Path) -> None:
     calls = ev.filter(ev["kind"].cast(str) == "tool_call")
     assert calls.height > 0 and set(calls["session"]) == {sid}  # none lent to the other session
     assert t.report.balanced
+
+
+def test_markdown_reports_make_no_link_or_image_from_a_transcript(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from logsleuth.render.mdchunks import LINKS, html_lines
+    from logsleuth.render.mdsafe import _parser
+
+    payload = "[clk](javascript:alert(1)) ![t](http://evil.example/p.png) [ref][r]\n\n[r]: http://evil.example/x"
+    base = {"sessionId": "s\n# HEAD\n", "timestamp": "2026-01-01T00:00:00Z"}
+    path = tmp_path / "inject.jsonl"
+    path.write_text(
+        json.dumps({**base, "type": "user", "uuid": "u1", "message": {"role": "user", "content": f"fix {payload}"}}) + "\n"
+        + json.dumps({**base, "type": "assistant", "uuid": "a1", "message": {"role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "python x.py"}}]}}) + "\n"
+        + json.dumps({**base, "type": "user", "uuid": "u2", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": f"{OOM} {payload}", "is_error": True}]}}) + "\n")
+    for argv in (["analyze", str(path)], ["explain", str(path), "-m", "2"]):
+        code, out, _ = run(argv, capsys)
+        assert code == 0 and html_lines(out, _parser(), kinds=LINKS) == set(), argv
+        assert "\n# HEAD" not in out  # a session id is one line
