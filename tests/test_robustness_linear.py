@@ -431,7 +431,8 @@ def test_coloured_output_is_inert_too(tmp_path: Path, capfdbinary: pytest.Captur
                                 "message": {"role": "user", "content": f"go \u009b31m {OOM} \x1b]0;PWNED\x07"}}) + "\n")
     assert main(["--color", "always", *argv, str(path)]) == 0
     out = capfdbinary.readouterr().out
-    assert b"\x1b]" not in out and b"\x1b[2J" not in out and b"\xc2\x9b" not in out and b"PWNED" not in out, argv
+    # rich's own colours are ESC [ … m; the transcript's title (OSC), clear screen and C1 CSI are gone
+    assert b"\x1b]" not in out and b"\x1b[2J" not in out and b"\xc2\x9b" not in out and b"\x07" not in out, argv
 
 
 def test_quoting_checks_read_a_long_text_once() -> None:

@@ -477,7 +477,9 @@ def one_line_id(value: str) -> str:
     """A session id as one line of text: control characters (a newline, an escape) become a
     space. Ids are put into headings, code spans and table cells: a newline in one ended the
     code span and made the rest of it a heading of the report."""
-    return _ID_CONTROLS.sub(" ", value) if _ID_CONTROLS.search(value) else value
+    if not _ID_CONTROLS.search(value):
+        return value
+    return _ID_CONTROLS.sub(" ", _ANSI_RE.sub("", value)).strip() or "session"
 
 
 @dataclass(frozen=True)

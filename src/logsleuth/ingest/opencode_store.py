@@ -429,9 +429,13 @@ def _read_conn(conn: sqlite3.Connection, display: str) -> Transcript:
     rep = ReportBuilder(display, "opencode-db")
     sink = EventSink(session_from_path(display), display)
     order = "m.time_created, m.id" if "time_created" in _columns(conn, "message") else "m.id"
-    # a part belongs to its message in its session: message ids repeated across sessions (a
-    # merged or damaged database) must not lend one session's parts to another
-    owns = "p.message_id = m.id" + (" AND p.session_id IS m.session_id" if "session_id" in _columns(conn, "part") else "")
+    # a part belongs to its message in its own session when the part's session holds a message of
+    # that id (ids repeated across sessions, a merged or damaged database, must not lend one
+    # session's parts to another); else, its session id stale or missing, to the message of its id
+    owns = "p.message_id = m.id"
+    if "session_id" in _columns(conn, "part"):
+        owns += (" AND (p.session_id IS m.session_id OR NOT EXISTS (SELECT 1 FROM message m2"
+                 " WHERE m2.id = p.message_id AND m2.session_id IS p.session_id))")
     query = (
         f"SELECT m.id, m.data, p.id, p.data FROM message m LEFT JOIN part p ON {owns} "
         f"WHERE m.session_id IS {{}} ORDER BY {order}, p.id"
