@@ -322,14 +322,14 @@ def _stem(name: str) -> str:
     return name
 
 
-def _subagent_files(folder: Path, display: str) -> list[tuple[str, Path]]:
-    """(path as given, real path) of `<folder>/subagents/*.jsonl`, sorted by name: `display` is
-    the folder as given (its text shown through `shown_path` where it is shown)."""
+def _subagent_files(folder: Path) -> list[str]:
+    """The paths of `<folder>/subagents/*.jsonl`, built on the folder as given (relative stays
+    relative), sorted by name."""
     sub = folder / "subagents"
     if not sub.is_dir():
         return []
     found = sorted(p for p in sub.iterdir() if p.is_file() and p.name.endswith(_SUFFIXES))
-    return [(os.path.normpath(os.path.join(display, "subagents", p.name)), p) for p in found]
+    return [os.path.normpath(p) for p in found]
 
 
 def _read_one(sink: EventSink, probe: Probe, report: ReportBuilder, skip_source: str) -> int:
@@ -339,13 +339,13 @@ def _read_one(sink: EventSink, probe: Probe, report: ReportBuilder, skip_source:
     return len(sink) - before
 
 
-def _read_files(display: str, parent: Probe | None, subs: list[tuple[str, Path]]) -> Transcript:
+def _read_files(display: str, parent: Probe | None, subs: list[str]) -> Transcript:
     sink = EventSink(session_from_path(display), display)
     parts: list[IngestReport] = []
     if parent is not None:
         rep = ReportBuilder(parent.display, FORMAT)
         parts.append(rep.finish(_read_one(sink, parent, rep, "")))
-    for sub_path, _path in subs:
+    for sub_path in subs:
         sub_display = shown_path(sub_path)
         rep = ReportBuilder(sub_display, FORMAT)
         try:
@@ -382,10 +382,10 @@ def read(probe: Probe) -> Transcript:
         if _session_files(probe.path):
             return _read_project_folder(probe)
         return _read_session_folder(probe)
-    subs: list[tuple[str, Path]] = []
+    subs: list[str] = []
     if probe.path is not None:
         stem = _stem(probe.path.name)
-        subs = _subagent_files(probe.path.parent / stem, os.path.join(os.path.dirname(os.fspath(probe.path)), stem))
+        subs = _subagent_files(probe.path.parent / stem)
     return _read_files(probe.display, probe, subs)
 
 
@@ -419,7 +419,7 @@ def _read_session_folder(probe: Probe) -> Transcript:
     given = os.fspath(probe.path)  # the path as given, to open (display may escape odd bytes)
     parent_path = os.path.normpath(os.path.join(given, os.pardir, f"{name}.jsonl"))
     parent = make_probe(parent_path) if os.path.isfile(parent_path) else None
-    subs = _subagent_files(probe.path, given)
+    subs = _subagent_files(probe.path)
     if parent is None and not subs:
         raise InputError(
             "not a Claude Code session or project folder",
@@ -452,7 +452,7 @@ def sniff(probe: Probe) -> bool:
     if probe.is_dir:
         # a session folder (`<session>/subagents/`) or a project folder holding one
         return probe.path is not None and bool(
-            _subagent_files(probe.path, os.fspath(probe.path)) or _session_files(probe.path)
+            _subagent_files(probe.path) or _session_files(probe.path)
         )
     records = head_records(probe.head, 8)
     if records:
