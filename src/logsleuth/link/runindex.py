@@ -46,8 +46,9 @@ class RunIndex:
         return cls(tuple(runs), at, goals, tuple(r.seq for r in goals), outputs or {},
                    {k: tuple(v) for k, v in keyed.items()})
 
-    def goals_after(self, seq: int) -> Sequence[Run]:
-        return self.goals[bisect.bisect_right(self.goal_seqs, seq) :]
+    def goals_after(self, seq: int) -> Iterator[Run]:
+        """The goal runs after `seq`, in order (no copy of the rest of the session)."""
+        return (self.goals[i] for i in range(bisect.bisect_right(self.goal_seqs, seq), len(self.goals)))
 
     def positions(self, what: tuple[str, ...], start: int) -> Sequence[int]:
         """Positions in `goals`, from `start` on, of the runs of the session's goal (`("main",
