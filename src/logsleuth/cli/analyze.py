@@ -46,8 +46,7 @@ def _write(out: Path | None, data: str | bytes) -> None:
     if out is None:
         emit(data)
         return
-
-    from logsleuth.errors import InputError, Location, UsageError
+    from logsleuth.errors import InputError, Location
     from logsleuth.termsafe import inert
 
     if not out.name or out.is_dir():  # `-o /`, `-o .`, `-o some/folder`
@@ -104,7 +103,6 @@ def _session_note(file: str, an: Analysis) -> None:
     import shlex
 
     import polars as pl
-
 
     counts = (
         an.transcript.events.filter(pl.col("session").is_not_null())
@@ -171,7 +169,6 @@ def analyze(
         else:
             _write(output, text)
     if open_report and output is not None:
-
         say(f"logsleuth: opening {output}")
         open_with_system(output)
 
