@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("actions", ("logsleuth.actions",)),
     ("link", ("logsleuth.link",)),
     ("reasoning", ("logsleuth.reasoning",)),
+    ("verdict", ("logsleuth.verdict",)),  # the one judgement of a session, decided after linking
     ("analysis", ("logsleuth.analysis",)),
     ("facts", ("logsleuth.facts",)),  # what a session states about itself, before any report
     ("render", ("logsleuth.render",)),

@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING, Any
 from logsleuth.model import Action, CausalGraph, Finding, Sentence, Transcript
 
 if TYPE_CHECKING:
+    import polars as pl
+
     from logsleuth.library import PatternLibrary
+    from logsleuth.verdict import Verdict
 
 
 QUOTED_OUTPUT_FORMATS = frozenset({"aider"})
@@ -31,6 +34,7 @@ class Analysis:
     graph: CausalGraph
     sentences: tuple[Sentence, ...]
     library: PatternLibrary
+    verdict: Verdict  # the one judgement of the session: every surface reads it, none recomputes it
 
     @property
     def events(self) -> Any:
@@ -127,8 +131,7 @@ def analyze_transcript(
     # aider's history keeps no command output: the assistant quoting it is the record of success
     result = classify(events, library, quoted_success=t.report.format in QUOTED_OUTPUT_FORMATS)
     actions = tuple(extract_actions(events))
-    graph = link(events, result.findings, actions, session=session, roles=StoryRoles.of(library.categories))
-    findings, primary = with_root_cause(result.findings, result.primary, graph)
+    graph, verdict, findings, primary = judge(events, result.findings, result.primary, actions, session, library)
     sentences: tuple[Sentence, ...] = ()
     if with_reasoning:
         from logsleuth.reasoning import extract
@@ -144,7 +147,33 @@ def analyze_transcript(
         graph=graph,
         sentences=sentences,
         library=library,
+        verdict=verdict,
     )
+
+
+def judge(
+    events: pl.DataFrame,
+    findings: Sequence[Finding],
+    primary: Finding | None,
+    actions: Sequence[Action],
+    session: str,
+    library: PatternLibrary,
+) -> tuple[CausalGraph, Verdict, list[Finding], Finding | None]:
+    """The stages after classify and actions, for one session: link, then the verdict; the graph
+    carries the verdict's outcome, root cause and recipe, and classify's primary is the verdict's
+    root cause, so no surface can tell another story. `analyze`, `classify` and `index` all call it."""
+    import dataclasses
+
+    from logsleuth.link import link
+    from logsleuth.link.roles import StoryRoles
+    from logsleuth.verdict import decide
+
+    graph = link(events, findings, actions, session=session, roles=StoryRoles.of(library.categories))
+    verdict = decide(events, findings, actions, graph, library.categories)
+    graph = dataclasses.replace(graph, outcome=verdict.outcome, root_cause=verdict.root_cause.episode,
+                                recipe=verdict.recipe)
+    final, prim = with_root_cause(findings, primary, graph)
+    return graph, verdict, final, prim
 
 
 def with_root_cause(
@@ -168,7 +197,7 @@ def with_root_cause(
     return out, next((f for f in out if f.primary), None)
 
 
-def root_cause_classification(events: Any, result: Any) -> Any:
+def root_cause_classification(events: Any, result: Any, library: PatternLibrary | None = None) -> Any:
     """`classify`'s result with the linker's root cause as its primary, for a transcript (a
     plain log has no runs: its primary stays the classifier's)."""
     import dataclasses
@@ -176,15 +205,16 @@ def root_cause_classification(events: Any, result: Any) -> Any:
     import polars as pl
 
     from logsleuth.actions import extract_actions
-    from logsleuth.link import link
 
     if not events.height or not (events["kind"].cast(pl.Utf8) == "tool_call").any():
         return result
     session = main_session(Transcript(events, None))  # type: ignore[arg-type]
     mine = events.filter(pl.col("session") == session)
-    graph = link(mine, [f for f in result.findings if f.session == session], extract_actions(mine), session=session)
-    findings, primary = with_root_cause(result.findings, result.primary, graph)
-    return dataclasses.replace(result, findings=tuple(findings), primary=primary)
+    _, _, findings, primary = judge(mine, [f for f in result.findings if f.session == session], result.primary,
+                                    extract_actions(mine), session, library or load_library())
+    others = [f for f in result.findings if f.session != session]
+    return dataclasses.replace(result, findings=tuple(sorted((*others, *findings), key=lambda f: (f.session, f.seq, -f.priority, f.pattern))),
+                               primary=primary)
 
 
 def analyze(

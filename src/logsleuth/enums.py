@@ -69,3 +69,4 @@ class Outcome(enum.StrEnum):
     RESOLVED = "resolved"
     WORKED_AROUND = "worked around"
     UNRESOLVED = "unresolved"
+    NO_FAILURE = "no failure"  # nothing failed: not "resolved" (nothing was fixed)

@@ -197,7 +197,7 @@ def _build_line(a: Action) -> str:
     return a.command if a.subject in (".", "") else f"(cd {shlex.quote(a.subject)} && {a.command})"
 
 
-def _export(name: str, value: str | None) -> str:
+def export_line(name: str, value: str | None) -> str:
     if value is None:
         return f"unset {name}"
     if _SAFE.fullmatch(value):
@@ -209,7 +209,7 @@ def _export(name: str, value: str | None) -> str:
 def recipe_lines(state: dict[str, Any]) -> list[str]:
     """The state as shell lines a person can paste: env, packages pinned to what resolved, edits, builds, launch."""
     lines: list[str] = [f"# run on: {w}" for w in state.get("where", [])]
-    env_lines = list(state.get("activated", {}).values()) + [_export(k, v) for k, v in state.get("env", {}).items()]
+    env_lines = list(state.get("activated", {}).values()) + [export_line(k, v) for k, v in state.get("env", {}).items()]
     sections: list[tuple[str, list[str]]] = [
         ("environment", env_lines),
         ("packages", [p["line"] for p in state.get("packages", {}).values() if p.get("line")]),

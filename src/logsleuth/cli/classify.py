@@ -66,7 +66,7 @@ def classify(
     if t.report.format != "text":  # a transcript: the root cause is the linker's (one answer everywhere)
         from logsleuth.analysis import root_cause_classification
 
-        result = root_cause_classification(t.events, result)
+        result = root_cause_classification(t.events, result, lib)
     report = t.report
     if not no_redact:  # the one masking pass of every output (render/masking.py); the events teach, unprinted
         from logsleuth.render.masking import redact_output

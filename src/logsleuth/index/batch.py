@@ -154,11 +154,9 @@ def analyse_transcripts(
 
 def _together(items: Sequence[tuple[Transcript, str, bool]], library: PatternLibrary) -> list[FileResult]:
     from logsleuth.actions import extract_actions
-    from logsleuth.analysis import Analysis, with_root_cause
+    from logsleuth.analysis import Analysis, judge
     from logsleuth.classify import classify, primary_of
     from logsleuth.ingest.coverage import under_read
-    from logsleuth.link import link
-    from logsleuth.link.roles import StoryRoles
     from logsleuth.model import EVENT_COLUMNS
 
     # a select of every column costs ~0.5 ms a frame even when it changes nothing
@@ -174,7 +172,6 @@ def _together(items: Sequence[tuple[Transcript, str, bool]], library: PatternLib
     actions: dict[str, list[Any]] = {}
     for a in extract_actions(keyed):
         actions.setdefault(a.session, []).append(a)
-    roles = StoryRoles.of(library.categories)
     # each input's sessions in order of appearance, from one query over the batch (an input's rows
     # are contiguous and in order: its keys first appear in its own order)
     sessions_of: list[list[str]] = [[] for _ in items]
@@ -200,10 +197,9 @@ def _together(items: Sequence[tuple[Transcript, str, bool]], library: PatternLib
                 fs[at] = primary = dataclasses.replace(primary, primary=True)
             acts = tuple(dataclasses.replace(a, session=s, id="") for a in actions.get(prefix + s, ()))
             ev = t.events if len(names) == 1 else t.events.filter(pl.col("session") == s)
-            graph = link(ev, fs, acts, session=s, roles=roles)
-            final, prim = with_root_cause(fs, primary, graph)
+            graph, verdict, final, prim = judge(ev, fs, primary, acts, s, library)
             an = Analysis(transcript=t, session=s, findings=tuple(final), primary=prim, unclassified=(),
-                          actions=acts, graph=graph, sentences=(), library=library)
+                          actions=acts, graph=graph, sentences=(), library=library, verdict=verdict)
             per_session.append((k, unmasked_rows(an, t.report.format, sha)))
             contexts.append(ev if prefix + s in secret_sessions else None)
     masked = _masked([rows for _, rows in per_session], contexts)

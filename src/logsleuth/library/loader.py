@@ -164,6 +164,25 @@ class _Meta:
     have_categories: bool = False
 
 
+def _load_causes(root: Root, folder: Path, meta: _Meta, problems: list[Problem]) -> None:
+    """causes.yaml: each category's kind of underlying condition, merged into its Category."""
+    path = folder / "causes.yaml"
+    if not path.is_file():
+        return
+    display = f"{root.display}/{META_DIR}/causes.yaml"
+    parsed = _read_yaml(path, display, problems)
+    rows = parsed[0].get("causes") if parsed is not None and isinstance(parsed[0], Mapping) else None
+    if not isinstance(rows, Mapping):
+        if parsed is not None:
+            problems.append(Problem(display, 1, "expected `causes: {category: {kind, condition}}`"))
+        return
+    for name, row in rows.items():
+        cat = meta.categories.get(name)
+        if cat is not None and isinstance(row, Mapping):
+            meta.categories[name] = replace(
+                cat, cause=str(row.get("kind") or ""), condition=str(row.get("condition") or ""))
+
+
 def _load_meta(root: Root, meta: _Meta, problems: list[Problem]) -> None:
     folder = root.path / META_DIR
     if not folder.is_dir():
@@ -197,6 +216,7 @@ def _load_meta(root: Root, meta: _Meta, problems: list[Problem]) -> None:
                         row["name"], str(row.get("title") or ""), str(row.get("group") or ""),
                         str(row.get("description") or "").strip(), role,
                     )
+    _load_causes(root, folder, meta, problems)
     for table in KNOWLEDGE_TABLES:
         path = folder / f"{table}.yaml"
         if not path.is_file():

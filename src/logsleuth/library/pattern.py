@@ -144,6 +144,8 @@ class Category:
     group: str = ""
     description: str = ""
     role: str = ""  # one of ROLES; "" only in a library whose categories.yaml predates roles
+    cause: str = ""  # causes.yaml: the kind of underlying condition ("symptom": says only that something failed)
+    condition: str = ""  # causes.yaml: the condition as a sentence, `{line}` the failure's telling line
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from typing import Any
 from logsleuth.analysis import Analysis
 from logsleuth.model import Severity
 from logsleuth.render import refs
+from logsleuth.render.describe import lower_first
 from logsleuth.render.compose import build_report
 from logsleuth.render.mdsafe import inert_html
 from logsleuth.render.report import Report
@@ -35,6 +36,7 @@ def template_env() -> Any:
     )
     env.filters["cite"] = refs.cite
     env.filters["code"] = inline_code
+    env.filters["lower_first"] = lower_first
     return env
 
 

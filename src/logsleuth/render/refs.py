@@ -46,6 +46,21 @@ def cite(seq: int | None) -> str:
     return f"[{st.unit} {st.number(seq)}]"
 
 
+_VERDICT_REF = re.compile(r"\[msg (\d+)\]")
+
+
+def recite(obj: Any) -> Any:
+    """The verdict's `[msg N]` (it cites seqs) in the style of this rendering, in a string or a
+    nested structure of them (a plain log's report cites `[line N]`)."""
+    if isinstance(obj, str):
+        return _VERDICT_REF.sub(lambda m: cite(int(m.group(1))), obj) if style().unit != "msg" else obj
+    if isinstance(obj, dict):
+        return {k: recite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(recite(v) for v in obj)
+    return obj
+
+
 def is_log(events: Any) -> bool:
     """A record made of log lines only (no user, assistant or tool messages)."""
     roles = set(events["role"].unique().to_list()) if events.height else set()

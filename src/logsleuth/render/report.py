@@ -228,10 +228,12 @@ class Knowledge(Part):
 
 @dataclass(frozen=True, slots=True)
 class RootCause(Part):
-    title: str | None
+    title: str | None  # the failure that shows it
     seq: int | None
-    text: str | None
+    text: str | None  # the underlying condition (None: the session does not establish one)
     catch22: bool  # the trap of a catch-22
+    kind: str = "unknown"  # the kind of condition (verdict.RootCause.kind)
+    basis: str = "none"  # where the sentence comes from: agent | knowledge | fix | none
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,6 +298,9 @@ class Report(Part):
     unresolved: tuple[Unresolved, ...]
     recipe: tuple[str, ...]
     outcome: str
+    reason: str  # the verdict's one sentence on why the session ended as it did
+    bends: tuple[str, ...]  # what was bent to pass (a workaround's why), a line each
+    verdict: dict[str, Any]  # the verdict as data (the JSON document's "verdict")
     mermaid: str
     timeline: tuple[TimelineRow, ...]
     appendix: tuple[FindingRow, ...]
@@ -323,6 +328,7 @@ class Report(Part):
             "title": self.title,
             "intro": self.intro.to_dict(),
             "outcome": self.outcome,
+            "verdict": self.verdict,
             "primary": self.primary.to_dict() if self.primary else None,
             "findings": [f.to_dict() | {"session": f.session} for f in self.findings],
             "actions": [a.to_dict() for a in self.actions],
@@ -335,7 +341,7 @@ class Report(Part):
     def cited_tree(self) -> dict[str, Any]:
         """Everything the pages show, as data: what `transcript.cited` reads the references from."""
         return {"title": self.title, "intro": self.intro.to_dict(), **self.story(), "recipe": list(self.recipe),
-                "mermaid": self.mermaid, "findings": plain(self.appendix),
+                "reason": self.reason, "bends": list(self.bends), "mermaid": self.mermaid, "findings": plain(self.appendix),
                 "primary": self.primary.to_dict() if self.primary else None, "graph": self.graph.to_dict(),
                 "unclassified": plain(self.unclassified)}
 

@@ -37,6 +37,7 @@ from logsleuth.model import (
 )
 from logsleuth.reasoning import DIAGNOSIS, catch22_statements, key_quotes
 from logsleuth.render.describe import describe, edit_diff, lower_first
+from logsleuth.render import refs
 from logsleuth.render.refs import cite
 from logsleuth.render.report import (
     Assumption,
@@ -219,7 +220,7 @@ class Story:
         n = len(g.episodes)
         count = _NUMBERS[n] if n < len(_NUMBERS) else str(n)
         ending = {Outcome.RESOLVED: "and a fix", Outcome.WORKED_AROUND: "and a workaround",
-                  Outcome.UNRESOLVED: "and no way out"}[g.outcome]
+                  Outcome.UNRESOLVED: "and no way out", Outcome.NO_FAILURE: "and nothing to fix"}[g.outcome]
         if g.catch22:
             c = g.catch22[0]
             pivot = ", a catch-22 and a pivot" if g.pivots else " and a catch-22"
@@ -435,33 +436,26 @@ class Story:
         return Knowledge(tuple(required), self.facts.tables, tuple(self.facts.established()))
 
     def root_cause(self) -> RootCause:
-        g = self.g
-        if g.root_cause is not None and g.root_cause in self.episodes:  # the linker's, as classify and the index
-            ep = self.episodes[g.root_cause]
-            trap = any(c.episodes[min(1, len(c.episodes) - 1)] == ep.id for c in g.catch22)
-            return RootCause(self.title_of(ep), ep.occurrences[0], ep.first.explanation, trap)
-        if g.catch22:
-            c = g.catch22[0]
-            b = self.episodes[c.episodes[min(1, len(c.episodes) - 1)]]
-            return RootCause(self.title_of(b), b.occurrences[0], b.first.explanation, True)
-        if not g.episodes:
+        """The verdict's root cause (decided once, in logsleuth.verdict)."""
+        rc = self.an.verdict.root_cause
+        ep = self.episodes.get(rc.episode or "")
+        if ep is None:
             return RootCause(None, None, None, False)
-        unresolved = [ep for ep in g.episodes if not self._resolved(ep.id)]
-        ep = unresolved[-1] if unresolved and g.outcome is Outcome.UNRESOLVED else g.episodes[-1]
-        return RootCause(self.title_of(ep), ep.occurrences[0], ep.first.explanation, False)
+        trap = any(c.episodes[min(1, len(c.episodes) - 1)] == ep.id for c in self.g.catch22)
+        return RootCause(self.title_of(ep), ep.occurrences[0], refs.recite(rc.text) if rc.text else None, trap,
+                         rc.kind, rc.basis)
 
     def _resolved(self, ep_id: str) -> bool:
-        if self.g.resolutions:
-            res = self.g.resolutions.get(ep_id)
-            return res is not None and res.at is not None
-        return any(e.target == ep_id and e.relation is Relation.RESOLVED for e in self.g.edges)
+        f = self.an.verdict.failure(ep_id)
+        return f is not None and f.fixed
 
     def unresolved(self) -> tuple[Unresolved, ...]:
+        """What the verdict leaves open, and a catch-22 stepped round rather than solved."""
         out = []
         for ep in self.g.episodes:
             if not self._resolved(ep.id):
                 out.append(Unresolved(self.title_of(ep), ep.occurrences[-1], len(ep.occurrences)))
-        if self.g.catch22 and self.g.outcome is Outcome.WORKED_AROUND:
+        if self.g.catch22 and self.an.verdict.outcome is Outcome.WORKED_AROUND:
             for c in (c for c in self.g.catch22 if len(c.episodes) > 1):
                 a, b = (self.episodes[e] for e in c.episodes[:2])
                 out.append(Unresolved(f"the {c.subject} catch-22 ({lower_first(self.title_of(a))} vs "
@@ -470,24 +464,17 @@ class Story:
         return tuple(out)
 
     def resolution_actions(self) -> tuple[Change, ...]:
-        """The changes (not restatements, not failed attempts) between the last failure and success."""
-        s = self.g.first_success
-        if s is None:
-            return ()
-        last_fail = max((ep.occurrences[-1] for ep in self.g.episodes), default=-1)
-        changes = {a.id for a in self.g.node_actions.values()}
-        failed = {a.id for a, _ in self.g.failed_attempts}
-        acts = [
-            a
-            for a in self.an.actions
-            if last_fail < a.seq <= s.seq and a.id not in failed
-            and (a.id in changes or a.kind is ActionKind.LAUNCH)
-        ]
-        grouped: dict[int, list[Action]] = {}
-        for a in acts:
-            grouped.setdefault(a.seq, []).append(a)
-        return tuple(Change(_join([describe(a) for a in grp]), seq, grp[0].raw or grp[0].command)
-                     for seq, grp in grouped.items())
+        """Each fixed failure's fix as the state it changed (the verdict's), in the order they were made."""
+        acts = {a.seq: a for a in self.an.actions}
+        out = []
+        for f in self.an.verdict.failures:
+            if not f.fix:
+                continue
+            first = f.fix[0]
+            a = acts.get(first.seq)
+            gone = f" ({lower_first(f.title)} gone by {refs.cite(f.fixed_at)})" if f.fixed_at is not None else ""
+            out.append(Change(f"{f.fix_text()}{gone}", first.seq, (a.raw or a.command) if a else ""))
+        return tuple(out)
 
 
 def _join(parts: Sequence[str]) -> str:

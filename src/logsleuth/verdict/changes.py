@@ -1,0 +1,152 @@
+"""A fix told as the state it changed, and the actions that change no state a fix can rest on.
+
+A fix is the difference between the state at the failing run and at the first run that passed:
+files whose content changed, packages and their exact versions (a local tag such as `+cpu` is part
+of the version), the environment the passing run needed. Not a change: a backup copy (`cp A
+A.orig` edits nothing), a variable set inside a read-only probe (`C=…; ls $C`), a file made and
+deleted in one command, a call that never ran, a re-run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from logsleuth.clip import short
+from logsleuth.enums import INSTALLS, PACKAGE_CHANGES
+from logsleuth.model import Action, ActionKind, Run
+from logsleuth.verdict.model import Change
+
+K = ActionKind
+_WIDTH = 80
+_BACKUP = re.compile(r"(?:\.(?:orig|bak|backup|old|save|saved|copy|prev|before)\d*|~)$", re.I)
+_COPY = re.compile(r"^\s*(?:sudo\s+)?(?:cp|rsync|install)\b")
+_READ_ONLY = re.compile(r"^\s*(?:ls|cat|head|tail|find|grep|rg|stat|file|readelf|objdump|nm|ldd|which|echo|printf|"
+                        r"test|\[|du|wc|realpath|readlink|env|printenv|type|command|python3?\s+-c)\b")
+_SEP = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+_FLAG_KINDS = frozenset({K.FLAG_ADDED, K.FLAG_CHANGED, K.FLAG_REMOVED})
+# Flags that change how a run reports, not what it does: dropping `-q` fixes nothing.
+_COSMETIC = re.compile(r"^-(?:q+|v+|s|x|rA|ra|rs|l)$|^--(?:quiet|verbose|tb|color|colour|no-header|durations|"
+                       r"capture|show-capture|progress|no-cache-dir|disable-pip-version-check|log-level)(?:=.*)?$")
+
+
+def is_backup(a: Action) -> bool:
+    """A copy made to keep a file as it was: `cp A A.orig`, `cp A A.bak` (it changes no content in use)."""
+    if a.kind is not K.FILE_EDIT:
+        return False
+    if _BACKUP.search(a.subject):
+        return True
+    return bool(_COPY.match(a.command)) and any(_BACKUP.search(w) for w in a.command.split()[1:])
+
+
+def in_probe(a: Action) -> bool:
+    """An env variable set only to feed a read-only command of the same call (`C=/x; ls $C/bin`)."""
+    if a.kind not in (K.ENV_SET, K.ENV_UNSET):
+        return False
+    pieces = [p for p in _SEP.split(a.raw or a.command) if p.strip()]
+    rest = [p for p in pieces if not re.match(rf"^\s*(?:export\s+)?{re.escape(a.subject)}=", p)]
+    return bool(rest) and all(_READ_ONLY.match(p) for p in rest) and any(f"${a.subject}" in p or "${" + a.subject in p
+                                                                         for p in rest)
+
+
+def scratch_file(a: Action) -> bool:
+    """A file created and deleted in the same command, or under a temp folder: scratch, not the project."""
+    if a.kind is not K.FILE_EDIT:
+        return False
+    if a.subject.startswith(("/tmp/", "/var/tmp/", "/dev/")):
+        return True
+    raw = a.raw or a.command
+    return bool(re.search(rf"\brm\s+(?:-\w+\s+)*\S*{re.escape(a.subject.rsplit('/', 1)[-1])}\b", raw))
+
+
+def is_change(a: Action, never_ran: frozenset[int] = frozenset()) -> bool:
+    """Does the action change state a fix can rest on?"""
+    if a.seq in never_ran or not a.kind.is_fix:
+        return False
+    if a.kind in _FLAG_KINDS and _COSMETIC.match(a.subject):
+        return False
+    return not (is_backup(a) or in_probe(a) or scratch_file(a))
+
+
+def lasting(a: Action, run: Run | None) -> bool:
+    """An env variable given on the command line of the passing run lives in that command only."""
+    if a.kind not in (K.ENV_SET, K.ENV_UNSET) or run is None:
+        return True
+    return a.seq != run.seq and not any(k == a.subject for k, _ in run.env)
+
+
+def change_of(a: Action, run: Run | None = None) -> Change:
+    """The action as the state it changed."""
+
+    keep = lasting(a, run)
+    return Change(_kind(a), a.subject, state_text(a, keep), a.seq, keep)
+
+
+def _kind(a: Action) -> str:
+    if a.kind in PACKAGE_CHANGES:
+        return "package"
+    if a.kind in (K.ENV_SET, K.ENV_UNSET, K.ENV_ACTIVATE):
+        return "env"
+    if a.kind in _FLAG_KINDS:
+        return "flag"
+    return {K.FILE_EDIT: "file", K.BUILD: "build"}.get(a.kind, "other")
+
+
+def state_text(a: Action, keep: bool = True) -> str:
+    """The change as a fact: "Cython 3.3.1 installed", "edited `a.pyx`: … → …", "`X=1` for that command only"."""
+    if a.kind in PACKAGE_CHANGES:
+        return _package_text(a)
+    if a.kind is K.ENV_SET:
+        return f"`{a.subject}={short(a.value or '', _WIDTH)}`" + ("" if keep else " for that command only")
+    if a.kind is K.ENV_UNSET:
+        return f"`{a.subject}` unset" + ("" if keep else " for that command only")
+    if a.kind is K.FILE_EDIT:
+        return edit_text(a)
+    if a.kind is K.FLAG_ADDED:
+        return f"`{a.subject}{' ' + a.value if a.value else ''}` added to the command"
+    if a.kind is K.FLAG_REMOVED:
+        return f"`{a.subject}` dropped from the command"
+    if a.kind is K.FLAG_CHANGED:
+        return f"`{a.subject}` set to `{a.value}`"
+    if a.kind is K.ENV_ACTIVATE:
+        return f"`{a.subject}` activated"
+    if a.kind is K.BUILD:
+        return f"rebuilt (`{short(a.command, _WIDTH)}`)"
+    return f"`{short(a.command, _WIDTH)}`"
+
+
+def _package_text(a: Action) -> str:
+    if a.kind is K.UNINSTALL:
+        return f"`{a.subject}`{' ' + a.previous if a.previous else ''} removed"
+    version = a.resolved or (a.value or "").lstrip("=")
+    if a.kind in INSTALLS and a.value and a.value[:1] in "<>!~" and a.resolved:
+        spec = f" (`{a.subject}{a.value}`)"
+    else:
+        spec = ""
+    was = f", was {a.previous}" if a.previous and a.previous != version else ""
+    got = f" {version}" if version and version[:1].isdigit() else ""
+    where = "" if got or not a.value else f" from `{short(a.value, _WIDTH)}`"
+    return f"`{a.subject}`{got}{where} installed{spec}{was}"
+
+
+def edit_text(a: Action) -> str:
+    """An edit with what it changed: the first changed line before and after, when known."""
+    old = _first_line(a.removed)
+    new = _first_line(a.added)
+    if new and old and new != old:
+        return f"edited `{a.subject}`: `{short(old, 60)}` → `{short(new, 60)}`"
+    if new and not old and a.added != a.raw:
+        return f"edited `{a.subject}`: added `{short(new, 70)}`"
+    if old and not new:
+        return f"edited `{a.subject}`: removed `{short(old, 70)}`"
+    return f"edited `{a.subject}`" + (f" ({a.value})" if a.value else "")
+
+
+def _first_line(text: str) -> str:
+    """The first line that says something (not blank, not a lone bracket)."""
+    return next((ln.strip() for ln in (text or "").splitlines() if len(ln.strip()) > 2), "")
+
+
+def changes_between(actions: Sequence[Action], lo: int, hi: int, never_ran: frozenset[int]) -> list[Action]:
+    """The state-changing actions with lo < seq < hi (sorted by seq)."""
+    return [a for a in actions if lo < a.seq < hi and is_change(a, never_ran)]

@@ -1,0 +1,172 @@
+"""The outcome of a session and its reason: one sentence, with the events it rests on.
+
+Resolved: every goal target passes at its last run in the user's project and nothing was bent.
+Worked around: it passes only by bending something (verdict/bends.py), by stepping round a
+catch-22 or after a change of approach. Unresolved: a goal target fails at its last run, a
+failure is still open, or the agent concluded it could not be done. No failure: nothing failed.
+A probe, a scratch copy or a call that never ran is not a goal run, so it never decides.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from logsleuth.clip import short
+from logsleuth.enums import Outcome
+from logsleuth.link.resolution import closing_words
+from logsleuth.model import Run, RunStatus
+from logsleuth.verdict.context import Context, last_failure
+from logsleuth.verdict.model import Bend, FailureVerdict, OpenItem
+
+_GAVE_UP = re.compile(
+    r"\b(cannot be (fixed|resolved|done)|can(no|')t (be )?(fix|resolve|get (it|this) to)|unable to (fix|resolve|get)|"
+    r"still (fails|failing|broken|does not work|doesn't work)|not possible (under|with|without)|blocked (on|by)|"
+    r"no way to (fix|satisfy)|impossible (to|under)|could not (fix|resolve|get (it|this) (to )?work)|"
+    r"remains? (unresolved|broken)|won't work under)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Ending:
+    outcome: Outcome
+    reason: str
+    seqs: tuple[int, ...]
+    success: int | None  # the seq of the goal run (or log success) that shows the goal reached
+    still_open: tuple[OpenItem, ...]
+
+
+def success_run(ctx: Context) -> Run | None:
+    """The goal run that shows the goal reached: the first passing goal run after the last failure,
+    when every goal target's last run passed; else the run the linker saw the goal pass in (a
+    session whose goal is a sequence of targets, `git add` then `git commit`)."""
+    finals = ctx.final_runs()
+    if any(r.status is RunStatus.FAILED for r in finals.values()):
+        return None
+    after = ctx.passed_goal_runs(last_failure(ctx.graph.episodes))
+    if finals and after:
+        return after[0]
+    s = ctx.graph.first_success
+    run = next((r for r in ctx.graph.runs if s is not None and s.seq in (r.seq, r.result_seq)), None)
+    return run if run is not None and run.seq not in ctx.never_ran else None
+
+
+def decide_ending(ctx: Context, failures: Sequence[FailureVerdict], bends: Sequence[Bend],
+                  success: Run | None) -> Ending:
+    if not ctx.graph.episodes:
+        return _no_failure(ctx, success)
+    return _of_runs(ctx, failures, bends, success) if ctx.transcript else _of_log(ctx, failures)
+
+
+def _no_failure(ctx: Context, success: Run | None) -> Ending:
+    if success is not None:
+        return Ending(Outcome.NO_FAILURE, f"Nothing failed; {_goal_words(success)} passed [msg {_at(success)}].",
+                      (_at(success),), _at(success), ())
+    return Ending(Outcome.NO_FAILURE, "Nothing failed: no command or log line of the session reports a failure.", (), None, ())
+
+
+def _of_runs(ctx: Context, failures: Sequence[FailureVerdict], bends: Sequence[Bend], success: Run | None) -> Ending:
+    open_items = _open_items(ctx, failures)
+    failing = [r for r in ctx.final_runs().values() if r.status is RunStatus.FAILED]
+    if failing:
+        run = failing[-1]
+        why = next((f.title for f in failures if not f.fixed and f.last_seq >= run.seq), "")
+        text = f"{_goal_words(run)} still fails at its last run [msg {_at(run)}]" + (f": {why}" if why else "") + "."
+        return Ending(Outcome.UNRESOLVED, text, (_at(run),), None, open_items)
+    closing = closing_words(ctx.events, ctx.graph.runs[-1].end) if ctx.graph.runs else ""
+    gave_up = _GAVE_UP.search(closing)
+    if success is None or ctx.graph.outcome is Outcome.UNRESOLVED or gave_up:
+        return _unresolved(ctx, failures, open_items, success, bool(gave_up))
+    return _passed(ctx, bends, success, open_items)
+
+
+def _unresolved(ctx: Context, failures: Sequence[FailureVerdict], open_items: tuple[OpenItem, ...],
+                success: Run | None, gave_up: bool) -> Ending:
+    still = [f for f in failures if not f.fixed]
+    if still:
+        f = still[-1]
+        return Ending(Outcome.UNRESOLVED, f"{f.title} [msg {f.last_seq}] is never seen fixed: {f.open or 'no later run passed'}.",
+                      (f.last_seq,), None, open_items)
+    if gave_up:
+        seq = _closing_seq(ctx)
+        return Ending(Outcome.UNRESOLVED, f"The agent concludes the goal cannot be reached as asked [msg {seq}].",
+                      (seq,), None, open_items)
+    names = ", ".join(f"`{g}`" for g in ctx.goal) or "the goal"
+    return Ending(Outcome.UNRESOLVED, f"{names} never ran to a pass in the user's project after the last failure.",
+                  (), None, open_items)
+
+
+def _passed(ctx: Context, bends: Sequence[Bend], success: Run, open_items: tuple[OpenItem, ...]) -> Ending:
+    at = _at(success)
+    words = _goal_words(success)
+    if bends:
+        b = bends[0]
+        more = f" (and {len(bends) - 1} more)" if len(bends) > 1 else ""
+        return Ending(Outcome.WORKED_AROUND, f"{words} passes [msg {at}] only with a bend: {b.kind}, {b.text} [msg {b.seq}]{more}.",
+                      (at, b.seq), at, open_items)
+    if ctx.graph.catch22:
+        c = ctx.graph.catch22[0]
+        return Ending(Outcome.WORKED_AROUND, f"{words} passes [msg {at}] by stepping round a catch-22 over {c.subject}.",
+                      (at, *c.moves[:1]), at, open_items)
+    first = min(ep.occurrences[0] for ep in ctx.graph.episodes)
+    pivot = next((p for p in ctx.graph.pivots if first < p.seq < at), None)
+    if pivot is not None and ctx.graph.outcome is Outcome.WORKED_AROUND:
+        return Ending(Outcome.WORKED_AROUND, f"{words} passes [msg {at}] after a change of approach: "
+                      f"`{short(pivot.command, 70)}` [msg {pivot.seq}].", (at, pivot.seq), at, open_items)
+    said = _said_workaround(ctx, at)
+    if said is not None:
+        return Ending(Outcome.WORKED_AROUND, f"{words} passes [msg {at}], and the agent calls what made it pass a "
+                      f"workaround of something it changed [msg {said}].", (at, said), at, open_items)
+    rules = " and no rule of the request was broken" if ctx.rules else ""
+    return Ending(Outcome.RESOLVED, f"{words} passes at its last run [msg {at}] in the user's project{rules}.",
+                  (at,), at, open_items)
+
+
+_WORKAROUND_SAID = re.compile(r"\b(?:the|this|my|our|a|as a|[\w-]+) work-?arounds?\b|\bworked around\b|\bstop-?gap\b|"
+                             r"\btemporary (?:fix|workaround|hack)\b", re.I)
+_NOT_A_WORKAROUND = re.compile(r"\b(?:no|without|not|never|instead of|rather than)\s+(?:\w+\s+){0,2}(?:work-?around|stop-?gap)", re.I)
+
+
+def _said_workaround(ctx: Context, at: int) -> int | None:
+    """The agent's word "workaround", weighed: it counts only in its conclusion (after the passing
+    run) and in a sentence that names something the session changed."""
+    subjects = {a.subject.rsplit("/", 1)[-1].lower() for a in ctx.actions if a.kind.is_fix and a.seq < at and len(a.subject) > 2}
+    for seq, text in ctx.prose(after=at):
+        for m in _WORKAROUND_SAID.finditer(text):
+            if _NOT_A_WORKAROUND.search(text[max(0, m.start() - 40): m.end()]):
+                continue
+            window = text[max(0, m.start() - 200): m.end() + 200].lower()
+            if any(s in window for s in subjects):
+                return seq
+    return None
+
+
+def _of_log(ctx: Context, failures: Sequence[FailureVerdict]) -> Ending:
+    """A plain log: resolved when a success follows the last failure, else unresolved."""
+    s = ctx.graph.first_success
+    last = failures[-1]
+    if s is not None and s.seq > last.last_seq and ctx.graph.outcome is not Outcome.UNRESOLVED:
+        outcome = ctx.graph.outcome
+        return Ending(outcome, f"The log reaches {ctx.titles.get(s.category, s.category).lower()} [msg {s.seq}] "
+                      f"after its last failure [msg {last.last_seq}].", (s.seq, last.last_seq), s.seq, ())
+    return Ending(Outcome.UNRESOLVED, f"The log ends after {last.title} [msg {last.last_seq}] with no success after it.",
+                  (last.last_seq,), None, _open_items(ctx, failures))
+
+
+def _open_items(ctx: Context, failures: Sequence[FailureVerdict]) -> tuple[OpenItem, ...]:
+    return tuple(OpenItem(f"{f.title}: {f.open}", f.last_seq, f.id) for f in failures if not f.fixed)
+
+
+def _goal_words(run: Run) -> str:
+    names = " && ".join(dict.fromkeys(t.name for t in run.targets)) or short(run.command, 60)
+    return f"`{names}`"
+
+
+def _at(run: Run) -> int:
+    return run.result_seq if run.result_seq is not None else run.seq
+
+
+def _closing_seq(ctx: Context) -> int:
+    after = ctx.graph.runs[-1].end if ctx.graph.runs else -1
+    prose = ctx.prose(after)
+    return prose[-1][0] if prose else after

@@ -1,0 +1,46 @@
+"""The working recipe: the state the passing run needed, as lines to paste, in the order they
+were made (a pin before the install that needs it), ending with the command that passed.
+
+Only state changes count (no backup copy, no probe's variable, no scratch file, no call that never
+ran, no change whose own output failed); packages carry the exact version that resolved."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from logsleuth.actions.state import export_line, state_at
+from logsleuth.model import Action, ActionKind, Run
+from logsleuth.verdict.changes import is_change
+from logsleuth.verdict.context import Context
+
+K = ActionKind
+
+
+def recipe(ctx: Context, success: Run | None, success_seq: int | None) -> tuple[str, ...]:
+    """The recipe up to the passing run (empty when nothing passed after a failure)."""
+    if success_seq is None or not ctx.graph.episodes:
+        return ()
+    failed = {a.id for a, _ in ctx.graph.failed_attempts}
+    kept = [a for a in ctx.actions if a.id not in failed and (is_change(a, ctx.never_ran) or a.kind is K.LAUNCH)]
+    if not kept and success is None:
+        return ()
+    state = state_at(kept, success_seq, session=ctx.graph.session)
+    lines = [f"# run on: {w}" for w in state.get("where", [])] + _ordered_lines(state, kept)
+    launch = state.get("last_launch")
+    if launch:  # a server's launch line is what the passing check read the log of
+        lines.append(str(state["launches"][launch]["line"]))
+    elif success is not None:
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in success.env)
+        lines.append(f"{env + ' ' if env else ''}{success.command.strip()}  # passed")
+    return tuple(dict.fromkeys(lines))
+
+
+def _ordered_lines(state: dict[str, Any], kept: list[Action]) -> list[str]:
+    """Every entry in force, by the seq of the action that made it (an activation first)."""
+    seq_of_env = {a.subject: a.seq for a in kept if a.kind in (K.ENV_SET, K.ENV_UNSET)}
+    rows: list[tuple[int, str]] = [(-1, str(line)) for line in state.get("activated", {}).values()]
+    rows += [(seq_of_env.get(k, 0), export_line(k, v)) for k, v in state.get("env", {}).items()]
+    for section in ("packages", "files", "builds"):
+        rows += [(int(e.get("seq", 0)), str(e["line"])) for e in state.get(section, {}).values() if e.get("line")]
+    return [line for _, line in sorted(rows, key=lambda r: r[0])]

@@ -1,0 +1,134 @@
+"""The root cause: the underlying condition that explains the chain, never a symptom's category.
+
+Where the sentence comes from, in order of trust: the agent's own conclusion ("root cause:", "the
+real problem is", "… because …") when the session's facts corroborate it (it names a version, a
+package, a file or a symbol of the failures or of what fixed them); the condition the failure's
+category names (patterns/_meta/causes.yaml) with the failure's own telling line; what the fix
+changed, for a category that only says that something failed; else none is named ("unknown")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from logsleuth.clip import short
+from logsleuth.model import Episode
+from logsleuth.verdict.context import Context, episodes_by_id
+from logsleuth.verdict.model import FailureVerdict, RootCause
+
+_MARKED = re.compile(r"\b(?:root[- ]cause|underlying (?:cause|problem|issue)|(?:real|actual|core) (?:cause|problem|issue|culprit))"
+                     r"\b(?:\s+(?:here|of (?:this|the \w+)))?\s*(?:is|was|:|—|-)\s*", re.I)
+_BECAUSE = re.compile(r"\b(?:because|is caused by|was caused by|due to|the (?:problem|issue|cause) is that)\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])|\n+")
+_TOKEN = re.compile(r"\b\d+\.\d+(?:\.\d+)?[\w+.-]*|`[^`\n]{2,60}`|\b[A-Za-z_][\w.-]*(?:[_./-]|\d)[\w./-]*\b")
+_STOP = frozenset({"e.g", "i.e", "etc", "vs"})
+
+
+def decide_root_cause(ctx: Context, failures: Sequence[FailureVerdict]) -> RootCause:
+    """The root cause of the session (kind "unknown", text None when none can be named)."""
+    ep = episodes_by_id(ctx.graph).get(ctx.graph.root_cause or "")
+    if ep is None:
+        return RootCause(None, "unknown", None)
+    title = ctx.title(ep)
+    marked, because = _agent_conclusions(ctx, _facts(ctx, [ep], [f for f in failures if f.id == ep.id]))
+    kind = ctx.causes.get(ep.category) or "unknown"
+    specific = kind not in ("symptom", "unknown")
+    for found in (marked, None if specific else because):
+        if found is not None:
+            seq, text = found
+            return RootCause(text, kind if specific else "unknown", ep.id, (seq, ep.occurrences[0]), "agent", title)
+    if specific:
+        return RootCause(_condition(ctx, ep), kind, ep.id, (ep.occurrences[0],), "knowledge", title)
+    fixed = _from_fix(ctx, ep, failures)
+    if fixed is not None:
+        return RootCause(fixed[0], fixed[1], ep.id, (ep.occurrences[0],), "fix", title)
+    return RootCause(None, "unknown", ep.id, (ep.occurrences[0],), "none", title)
+
+
+def _condition(ctx: Context, ep: Episode) -> str:
+    cat = ctx.conditions.get(ep.category, "") or "{line}"
+    text = cat.format(line=f"`{telling_line(ep)}`")
+    return text[:1].upper() + text[1:]
+
+
+def telling_line(ep: Episode) -> str:
+    """The failure's most telling line: the first that reads as an error, else its first line."""
+    lines = [ln.strip() for ln in ep.first.text.splitlines() if ln.strip()]
+    hit = next((ln for ln in lines if re.search(r"error|fatal|not found|unsupported|cannot|no such|failed|mismatch", ln, re.I)),
+               lines[0] if lines else ep.category)
+    return short(hit, 160)
+
+
+_FIRST_PERSON = re.compile(r"^(?:I|I'?ll|I'?m|I've|Let me|Let's|Now|Next|Then|We'?ll|So I)\b")
+
+
+def _agent_conclusions(ctx: Context, facts: set[str]) -> tuple[tuple[int, str] | None, tuple[int, str] | None]:
+    """The agent's stated cause about the root failure: (the latest explicit "root cause: …", the
+    first "… because …" that explains rather than narrates), each only when it names a fact of
+    that failure (its text, what its fix changed)."""
+    first = min(ep.occurrences[0] for ep in ctx.graph.episodes)
+    marked: list[tuple[int, str]] = []
+    because: list[tuple[int, str]] = []
+    for seq, text in ctx.prose(after=first):
+        for s in _SENTENCE.split(text):
+            s = s.strip().strip("*").strip()
+            if len(s) < 20 or not _corroborated(s, facts):
+                continue
+            m = _MARKED.search(s)
+            rest = s[m.end():] if m is not None else ""
+            if m is not None and len(rest) >= 25 and _corroborated(rest, facts):
+                marked.append((seq, _clean(rest)))
+            elif (b := _BECAUSE.search(s)) is not None and not _FIRST_PERSON.match(s) and len(s) - b.end() >= 15:
+                because.append((seq, _clean(s)))
+    return (marked[-1] if marked else None), (because[0] if because else None)
+
+
+def _clean(s: str) -> str:
+    s = re.sub(r"\s+", " ", s).strip(" :—-")
+    s = s[:1].upper() + s[1:]
+    return short(s, 240)
+
+
+def _facts(ctx: Context, episodes: Sequence[Episode], failures: Sequence[FailureVerdict]) -> set[str]:
+    """Distinctive tokens of the failures' text and of what their fixes changed (lower-cased)."""
+    text = " ".join(f.text for ep in episodes for f in ep.findings[:2])
+    text += " " + " ".join(f"{c.subject} {c.text}" for f in failures for c in f.fix)
+    return {t.strip("`").lower() for t in _TOKEN.findall(text) if len(t.strip("`")) >= 3} - _STOP
+
+
+def _corroborated(sentence: str, facts: set[str]) -> bool:
+    mine = {t.strip("`").lower() for t in _TOKEN.findall(sentence)}
+    return any(m in facts or any(m in f or f in m for f in facts if len(f) >= 4 and len(m) >= 4) for m in mine)
+
+
+_PIN = re.compile(r"\b([A-Za-z][\w.-]*)\s*(==|~=|<=|>=|<|>|!=)\s*([0-9][\w.*]*)")
+
+
+def _from_fix(ctx: Context, ep: Episode, failures: Sequence[FailureVerdict]) -> tuple[str, str] | None:
+    """For a symptom's category: the condition the fix removed — a requirement pinned too old
+    (the edit raised its pin), a package at the wrong version (the fix installed another) — or,
+    when the fix says no more, what it changed, stated as what the session shows."""
+    fv = next((f for f in failures if f.id == ep.id), None)
+    if fv is None or not fv.fix:
+        return None
+    line = telling_line(ep)
+    for c in fv.fix:
+        a = next((x for x in ctx.actions if x.seq == c.seq and x.subject == c.subject), None)
+        raised = _raised_pin(a.removed, a.added) if a is not None and c.kind == "file" else None
+        if raised is not None:
+            name, old, new = raised
+            return (f"The requirement `{name}{old}` in `{c.subject}` was too old for this environment: "
+                    f"`{line}` stopped once it was raised to `{name}{new}`.", "requirement too old")
+        if a is not None and c.kind == "package" and a.previous:
+            return f"`{c.subject}` was at {a.previous}, the wrong version for this code: `{line}` stopped once {c.text}.", "version skew"
+    return f"Not stated in the session; `{line}` stopped once {fv.fix[0].text}.", "unknown"
+
+
+def _raised_pin(removed: str, added: str) -> tuple[str, str, str] | None:
+    """(name, old spec, new spec) when an edit changed a requirement's version spec upwards."""
+    old = {m.group(1).lower(): (m.group(2) + m.group(3)) for m in _PIN.finditer(removed or "")}
+    for m in _PIN.finditer(added or ""):
+        name = m.group(1).lower()
+        if name in old and old[name] != m.group(2) + m.group(3) and not old[name].startswith("<"):
+            return m.group(1), old[name], m.group(2) + m.group(3)
+    return None
