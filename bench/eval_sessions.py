@@ -15,6 +15,13 @@ Fields (each a share of the sessions, or of the labelled failures, that logsleut
   root_cause    the report's root cause is the labelled one (per session)
   one_root      classify's primary, the report's root cause and the index's primary name one failure
   sentences     no report sentence contradicts a label (per session)
+  rc_text       the verdict's root-cause sentence matches the label's `root_cause_match` (or, where
+                the label names none, the verdict names none) (per session)
+  reason        the outcome is right and its reason sentence matches `outcome_reason_match`
+  fix_change    the verdict's fix of each labelled failure (the state that changed) matches its
+                `fixed_by.change_match`; an unfixed failure has no fix (per failure)
+  claims        the report's claims (root cause, reason, each fix, recipe line) judged true in the
+                folder's claims.json; `unjudged` counts the claims no judgement covers
 
 A labelled failure is located by its `match` regex: its first occurrence is the first event whose
 text matches; the chain step that holds that event is the failure logsleuth found for it.
@@ -34,7 +41,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DIR = ROOT / "tests" / "real_sessions"
-FIELDS = ("outcome", "chain", "failures", "fixed", "noise", "pivots", "catch22", "root_cause", "one_root", "sentences")
+FIELDS = ("outcome", "chain", "failures", "fixed", "noise", "pivots", "catch22", "root_cause", "one_root", "sentences",
+          "rc_text", "reason", "fix_change", "claims")
 
 
 @dataclass
@@ -57,6 +65,7 @@ class SessionResult:
     scores: dict[str, Score] = field(default_factory=lambda: {f: Score() for f in FIELDS})
     notes: list[str] = field(default_factory=list)
     extra_pivots: int = 0
+    unjudged: list[str] = field(default_factory=list)
 
 
 def _session_file(folder: Path) -> Path:
@@ -196,7 +205,62 @@ def evaluate_session(folder: Path, library: Any) -> SessionResult:
     contradictions = _contradictions(md, labels, report)
     s["sentences"].add(not contradictions)
     res.notes.extend(f"sentence: {c}" for c in contradictions)
+    _score_verdict(an.verdict, labels, found, res)
+    _score_claims(an.verdict, folder, res)
     return res
+
+
+def _score_verdict(v: Any, labels: dict[str, Any], found: dict[str, str | None], res: SessionResult) -> None:
+    """The verdict's own fields against the labels that name them (a label without them: not scored)."""
+    s = res.scores
+    if "root_cause_match" in labels:
+        rx = labels["root_cause_match"]
+        text = v.root_cause.text if v.root_cause.kind != "unknown" or v.root_cause.basis == "agent" else None
+        ok = text is None if rx is None else text is not None and re.search(rx, text, re.I | re.S) is not None
+        s["rc_text"].add(ok)
+        if not ok:
+            res.notes.append(f"root cause text {text!r} vs labelled {labels.get('root_cause_text')!r}")
+    if "outcome_reason_match" in labels:
+        ok = v.outcome.value == labels["outcome"] and re.search(labels["outcome_reason_match"], v.reason, re.I | re.S) is not None
+        s["reason"].add(ok)
+        if not ok:
+            res.notes.append(f"reason {v.reason!r} vs labelled {labels.get('outcome_reason')!r}")
+    for lf in labels["failures"]:
+        want = lf.get("fixed_by")
+        if want is not None and "change_match" not in want:
+            continue
+        fv = v.failure(found.get(lf["id"]) or "")
+        text = fv.fix_text() if fv is not None else ""
+        ok = not text if want is None else bool(text) and re.search(want["change_match"], text, re.I | re.S) is not None
+        s["fix_change"].add(ok)
+        if not ok:
+            res.notes.append(f"{lf['id']}: fix {text!r} vs labelled {want and want.get('change')!r}")
+
+
+def claims_of(v: Any) -> list[str]:
+    """The claims a report makes from the verdict, one string each (what a judge rules on)."""
+    out = [f"outcome: {v.outcome.value}. {v.reason}"]
+    if v.root_cause.text:
+        out.append(f"root cause: {v.root_cause.text}")
+    out += [f"fix of {f.title} [msg {f.seq}]: {f.fix_text()}" for f in v.failures if f.fix]
+    out += [f"bent: {b.kind}: {b.text}" for b in v.bends]
+    out += [f"recipe: {line}" for line in v.recipe if not line.startswith("#")]
+    return out
+
+
+def _score_claims(v: Any, folder: Path, res: SessionResult) -> None:
+    """Each claim judged in claims.json ({"judgements": [{"claim", "true", "why"}]}), matched by its text."""
+    path = folder / "claims.json"
+    if not path.is_file():
+        return
+    judged = {j["claim"]: bool(j["true"]) for j in json.loads(path.read_text())["judgements"]}
+    for c in claims_of(v):
+        if c in judged:
+            res.scores["claims"].add(judged[c])
+            if not judged[c]:
+                res.notes.append(f"claim judged false: {c[:160]}")
+        else:
+            res.unjudged.append(c)
 
 
 _OUTCOME_WORDS = {"resolved": "resolved", "worked around": "worked around", "unresolved": "unresolved"}
@@ -231,6 +295,7 @@ def run(folder: Path, verbose: bool = False) -> tuple[dict[str, Any], list[Sessi
         "sessions": len(results),
         "fields": {f: {"right": totals[f].right, "total": totals[f].total, "score": totals[f].value} for f in FIELDS},
         "extra_pivots": sum(r.extra_pivots for r in results),
+        "unjudged_claims": sum(len(r.unjudged) for r in results),
     }
     return summary, results
 
@@ -244,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     summary, results = run(Path(args.dir), args.verbose)
     if args.output_format == "json":
-        doc = summary | {"per_session": {r.name: {"notes": r.notes, **{f: r.scores[f].value for f in FIELDS}}
+        doc = summary | {"per_session": {r.name: {"notes": r.notes, "unjudged": r.unjudged, **{f: r.scores[f].value for f in FIELDS}}
                                         for r in results}}
         print(json.dumps(doc, indent=2, sort_keys=True))
     else:
@@ -253,7 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             v = summary["fields"][f]
             shown = f"{v['score']:.2f}" if v["score"] is not None else "  - "
             print(f"  {f:<11} {shown}  ({v['right']}/{v['total']})")
-        print(f"  extra pivots: {summary['extra_pivots']}")
+        print(f"  extra pivots: {summary['extra_pivots']}; claims not judged: {summary['unjudged_claims']}")
         if args.verbose:
             for r in results:
                 bad = [f for f in FIELDS if r.scores[f].value not in (None, 1.0)]

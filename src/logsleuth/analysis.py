@@ -117,8 +117,6 @@ def analyze_transcript(
 
     from logsleuth.actions import extract_actions
     from logsleuth.classify import classify
-    from logsleuth.link import link
-    from logsleuth.link.roles import StoryRoles
 
     session = session if session is not None else main_session(t)
     events = t.events.filter(pl.col("session") == session) if session else t.events
@@ -184,7 +182,7 @@ def with_root_cause(
     index name the same one."""
     import dataclasses
 
-    if not graph.runs or graph.root_cause is None:
+    if graph.root_cause is None:
         return list(findings), primary
     ep = next((e for e in graph.episodes if e.id == graph.root_cause), None)
     if ep is None:
@@ -198,15 +196,15 @@ def with_root_cause(
 
 
 def root_cause_classification(events: Any, result: Any, library: PatternLibrary | None = None) -> Any:
-    """`classify`'s result with the linker's root cause as its primary, for a transcript (a
-    plain log has no runs: its primary stays the classifier's)."""
+    """`classify`'s result with the verdict's root cause as its primary (a log's too: the same
+    answer as `analyze` gives it)."""
     import dataclasses
 
     import polars as pl
 
     from logsleuth.actions import extract_actions
 
-    if not events.height or not (events["kind"].cast(pl.Utf8) == "tool_call").any():
+    if not events.height or result.primary is None:
         return result
     session = main_session(Transcript(events, None))  # type: ignore[arg-type]
     mine = events.filter(pl.col("session") == session)

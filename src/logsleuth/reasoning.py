@@ -508,3 +508,12 @@ def _unique(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         if s.text not in seen:
             seen.add(s.text)
             yield s
+
+
+# a plan or an option list ("I could disable …, or switch …") is not a claim about the world
+_PLAN = regex.compile(r"^\W*(?:I|we)\s+(?:could|can|will|'ll|need to|should try|might try|want to)\b|^\W*(?:let me|let's|next|now)\b", regex.I)
+
+
+def is_plan(text: str) -> bool:
+    """A sentence that says what the agent may do, not what it believes is so."""
+    return _PLAN.match(text) is not None

@@ -63,10 +63,9 @@ def classify(
 
         coverage.check(t, strict=strict)
     result = run(t.events, lib)
-    if t.report.format != "text":  # a transcript: the root cause is the linker's (one answer everywhere)
-        from logsleuth.analysis import root_cause_classification
+    from logsleuth.analysis import root_cause_classification  # the verdict's root cause: one answer everywhere
 
-        result = root_cause_classification(t.events, result, lib)
+    result = root_cause_classification(t.events, result, lib)
     report = t.report
     if not no_redact:  # the one masking pass of every output (render/masking.py); the events teach, unprinted
         from logsleuth.render.masking import redact_output

@@ -234,6 +234,8 @@ class RootCause(Part):
     catch22: bool  # the trap of a catch-22
     kind: str = "unknown"  # the kind of condition (verdict.RootCause.kind)
     basis: str = "none"  # where the sentence comes from: agent | knowledge | fix | none
+    said_seq: int | None = None  # where the agent said it (basis "agent")
+    explanation: str = ""  # what the failure's category knows of the condition (basis "knowledge")
 
 
 @dataclass(frozen=True, slots=True)

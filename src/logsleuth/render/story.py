@@ -35,9 +35,9 @@ from logsleuth.model import (
     Relation,
     Sentence,
 )
-from logsleuth.reasoning import DIAGNOSIS, catch22_statements, key_quotes
-from logsleuth.render.describe import describe, edit_diff, lower_first
+from logsleuth.reasoning import DIAGNOSIS, catch22_statements, is_plan, key_quotes
 from logsleuth.render import refs
+from logsleuth.render.describe import describe, edit_diff, lower_first
 from logsleuth.render.refs import cite
 from logsleuth.render.report import (
     Assumption,
@@ -62,7 +62,7 @@ from logsleuth.render.report import (
     Unresolved,
 )
 from logsleuth.render.rows import EventRow, event_rows
-from logsleuth.render.verdicts import Judge
+from logsleuth.render.verdicts import UNTESTED, Judge
 
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve")
 RUN_LIMIT = 4  # more attempts than this against one failure are summarised, not listed
@@ -416,10 +416,12 @@ class Story:
 
     def assumptions(self, limit: int = 6) -> tuple[Assumption, ...]:
         """The hedged claims that name the most, each checked against what happened after it."""
-        hedged = [s for s in self.sentences if s.hedged]
-        hedged.sort(key=lambda s: (-len(s.entities), s.seq))
-        picked = sorted(hedged[:limit], key=lambda s: s.seq)
-        return tuple(Assumption.judged(s.text, s.seq, self.judge.verdict(s)) for s in picked)
+        hedged = [s for s in self.sentences if s.hedged and s.label == "hypothesis" and not is_plan(s.text)]
+        judged = [(s, self.judge.verdict(s)) for s in hedged]
+        kept = [(s, v) for s, v in judged if v.verdict != UNTESTED]  # a claim nothing tested is left out
+        kept.sort(key=lambda sv: (-len(sv[0].entities), sv[0].seq))
+        picked = sorted(kept[:limit], key=lambda sv: sv[0].seq)
+        return tuple(Assumption.judged(s.text, s.seq, v) for s, v in picked)
 
     def knowledge(self) -> Knowledge:
         """Concepts a reader needs (per kind of failure, plus the version tables the captures touch)
@@ -442,8 +444,10 @@ class Story:
         if ep is None:
             return RootCause(None, None, None, False)
         trap = any(c.episodes[min(1, len(c.episodes) - 1)] == ep.id for c in self.g.catch22)
-        return RootCause(self.title_of(ep), ep.occurrences[0], refs.recite(rc.text) if rc.text else None, trap,
-                         rc.kind, rc.basis)
+        said = rc.seqs[0] if rc.basis == "agent" and rc.seqs else None
+        known = ep.first.explanation if rc.basis == "knowledge" else ""
+        return RootCause(self.title_of(ep), ep.occurrences[0], refs.recite(rc.text).rstrip('.') if rc.text else None, trap,
+                         rc.kind, rc.basis, said, known)
 
     def _resolved(self, ep_id: str) -> bool:
         f = self.an.verdict.failure(ep_id)
@@ -472,7 +476,8 @@ class Story:
                 continue
             first = f.fix[0]
             a = acts.get(first.seq)
-            gone = f" ({lower_first(f.title)} gone by {refs.cite(f.fixed_at)})" if f.fixed_at is not None else ""
+            gone = f" ({lower_first(f.title)} gone by {refs.cite(f.fixed_at)}" if f.fixed_at is not None else ""
+            gone += ", but it came back)" if gone and f.held is False else ")" if gone else ""
             out.append(Change(f"{f.fix_text()}{gone}", first.seq, (a.raw or a.command) if a else ""))
         return tuple(out)
 

@@ -18,6 +18,10 @@ _TESTABLE = frozenset(
 )
 
 
+UNTESTED = "untested"  # no later call touched what the claim names: the report leaves the claim out
+_PROBE_WINDOW = 8  # the calls after a claim that can test it (later ones chase other leads)
+
+
 class Judge:
     """Judges claims against the story's analysis: the re-run that tested a change, a failed
     install, what the session established, the failures that followed."""
@@ -54,7 +58,32 @@ class Judge:
         for f in self.st.an.findings:
             if f.seq > s.seq and f.severity.is_failure and values & set(f.captures.values()):
                 return Verdict("consistent with what followed", first_lines(f.text, 1)[0], f.seq)
-        return Verdict("not tested in the session", None, None)
+        return self._probed(s, names)
+
+    def _probed(self, s: Sentence, names: list[str]) -> Verdict:
+        """The first of the next calls that touches the claim's own names (a path, package, file):
+        it tested the claim, and what it printed is the evidence. None found: "untested", which
+        the report leaves out (the audit found "not tested" wrong where the next call tested it)."""
+        ev = self.st.an.events
+        low = [n.lower() for n in names]
+        calls = [(int(q), str(t or "")) for q, k, t in zip(ev["seq"].to_list(), ev["kind"].to_list(), ev["text"].to_list(), strict=True)
+                 if q > s.seq and str(k) == "tool_call"][:_PROBE_WINDOW]
+        hits = [(sum(n in cmd.lower() for n in low), -seq, cmd) for seq, cmd in calls]
+        best = max(hits, default=(0, 0, ""))
+        if not best[0]:
+            return Verdict(UNTESTED, None, None)
+        seq, cmd = -best[1], best[2]  # the call that touches most of what it names, the first of equals
+        out = self._output_of(seq)
+        return Verdict("tested", f"`{first_lines(cmd, 1)[0][:100]}`" + (f" → `{out}`" if out else ""), seq)
+
+    def _output_of(self, seq: int) -> str:
+        run = next((r for r in self.st.g.runs if r.seq == seq and r.result_seq is not None), None)
+        if run is None:
+            return ""
+        ev = self.st.an.events
+        text = next((str(t or "") for q, t in zip(ev["seq"].to_list(), ev["text"].to_list(), strict=True) if q == run.result_seq), "")
+        lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+        return lines[0][:100] if lines else ""
 
     def _resolution_of(self, a: Action) -> Verdict | None:
         """A change the graph judged: it fixed a failure (gone at the re-run, held) or was tried

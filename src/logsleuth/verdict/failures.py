@@ -62,6 +62,9 @@ def _call_of(ctx: Context, seq: int) -> int:
 
 def _open(ctx: Context, ep: Episode) -> str:
     last = ep.occurrences[-1]
+    last_goal = ctx.goal_runs[-1] if ctx.goal_runs else None
+    if last_goal is not None and last in (last_goal.seq, last_goal.result_seq):
+        return f"the last goal run [msg {last_goal.seq}] still failed with it"
     later = [r for r in ctx.goal_runs if r.seq > last]
     if not later:
         return f"no goal run came after its last occurrence [msg {last}]"

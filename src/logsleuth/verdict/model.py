@@ -49,7 +49,12 @@ class FailureVerdict:
 
     def fix_text(self) -> str:
         """The fix in one line ("" when none is known)."""
-        return "; ".join(dict.fromkeys(c.text for c in self.fix))
+        parts: list[str] = []
+        for prev, c in zip((None, *self.fix), self.fix, strict=False):
+            same = prev is not None and prev.kind == c.kind == "file" and prev.subject == c.subject
+            head = f"edited `{c.subject}`: "
+            parts.append(c.text[len(head):] if same and c.text.startswith(head) else c.text)
+        return "; ".join(dict.fromkeys(parts))
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "category": self.category, "seq": self.seq,

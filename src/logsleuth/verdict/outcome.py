@@ -47,8 +47,20 @@ def success_run(ctx: Context) -> Run | None:
     if finals and after:
         return after[0]
     s = ctx.graph.first_success
-    run = next((r for r in ctx.graph.runs if s is not None and s.seq in (r.seq, r.result_seq)), None)
+    if s is None:
+        return None
+    run = next((r for r in ctx.graph.runs if s.seq in (r.seq, r.result_seq)), None)
+    if run is None:
+        run = _reported_run(ctx, s.seq)
     return run if run is not None and run.seq not in ctx.never_ran else None
+
+
+def _reported_run(ctx: Context, seq: int) -> Run | None:
+    """The run a success report at `seq` speaks of, when the record holds no output of its own
+    (aider's history keeps only the agent's reading of it): the last run before it, if its
+    status is unknown rather than failed."""
+    before = [r for r in ctx.graph.runs if r.seq < seq]
+    return before[-1] if before and before[-1].status is RunStatus.UNKNOWN else None
 
 
 def decide_ending(ctx: Context, failures: Sequence[FailureVerdict], bends: Sequence[Bend],

@@ -26,8 +26,11 @@ def recipe(ctx: Context, success: Run | None, success_seq: int | None) -> tuple[
     if not kept and success is None:
         return ()
     state = state_at(kept, success_seq, session=ctx.graph.session)
-    lines = [f"# run on: {w}" for w in state.get("where", [])] + _ordered_lines(state, kept)
     launch = state.get("last_launch")
+    if not launch and success is not None:  # the passing command's own changes are in its line
+        kept = [a for a in kept if a.seq != success.seq]
+        state = state_at(kept, success_seq, session=ctx.graph.session) if kept else {"where": state.get("where", [])}
+    lines = [f"# run on: {w}" for w in state.get("where", [])] + _ordered_lines(state, kept)
     if launch:  # a server's launch line is what the passing check read the log of
         lines.append(str(state["launches"][launch]["line"]))
     elif success is not None:
@@ -38,7 +41,11 @@ def recipe(ctx: Context, success: Run | None, success_seq: int | None) -> tuple[
 
 def _ordered_lines(state: dict[str, Any], kept: list[Action]) -> list[str]:
     """Every entry in force, by the seq of the action that made it (an activation first)."""
-    seq_of_env = {a.subject: a.seq for a in kept if a.kind in (K.ENV_SET, K.ENV_UNSET)}
+    seq_of_env: dict[str, int] = {}
+    value: dict[str, str | None] = {}
+    for a in sorted(kept, key=lambda x: x.seq):  # when it took its final value, not its last re-export
+        if a.kind in (K.ENV_SET, K.ENV_UNSET) and (a.subject not in value or value[a.subject] != a.value):
+            seq_of_env[a.subject], value[a.subject] = a.seq, a.value
     rows: list[tuple[int, str]] = [(-1, str(line)) for line in state.get("activated", {}).values()]
     rows += [(seq_of_env.get(k, 0), export_line(k, v)) for k, v in state.get("env", {}).items()]
     for section in ("packages", "files", "builds"):

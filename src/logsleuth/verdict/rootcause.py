@@ -121,7 +121,7 @@ def _from_fix(ctx: Context, ep: Episode, failures: Sequence[FailureVerdict]) -> 
                     f"`{line}` stopped once it was raised to `{name}{new}`.", "requirement too old")
         if a is not None and c.kind == "package" and a.previous:
             return f"`{c.subject}` was at {a.previous}, the wrong version for this code: `{line}` stopped once {c.text}.", "version skew"
-    return f"Not stated in the session; `{line}` stopped once {fv.fix[0].text}.", "unknown"
+    return f"Not named in the session: `{line}` went away once {fv.fix[0].text}, but nothing in the record says why.", "unknown"
 
 
 def _raised_pin(removed: str, added: str) -> tuple[str, str, str] | None:
