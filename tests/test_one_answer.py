@@ -84,7 +84,9 @@ def test_analyze_graph_and_classify_give_the_verdicts_answer(path: Path, answers
     if v["root_cause"]["episode"] is not None:
         assert primary is not None and primary["category"] == _category(v)
     md = _run(capsys, "analyze", str(path))
-    assert f"**Outcome: {v['outcome']}.**" in md
+    assert f"**Outcome: {v['outcome']}.**" in md and f"ended **{v['outcome']}**" in md
+    if v["outcome"] in ("resolved", "no failure"):  # a resolved report lists nothing as still open
+        assert "Still unresolved:" not in md and not v["still_open"]
     html = _run(capsys, "analyze", str(path), "-O", "html")
     assert re.search(rf"Outcome: {re.escape(v['outcome'])}\.", html)
 

@@ -17,7 +17,8 @@ from logsleuth.clip import short
 from logsleuth.enums import Outcome
 from logsleuth.link.resolution import closing_words
 from logsleuth.model import Run, RunStatus
-from logsleuth.verdict.context import Context, last_failure
+from logsleuth.verdict.context import Context, episodes_by_id, last_failure
+from logsleuth.verdict.rootcause import telling_line
 from logsleuth.verdict.model import Bend, FailureVerdict, OpenItem
 
 _GAVE_UP = re.compile(
@@ -82,7 +83,7 @@ def _of_runs(ctx: Context, failures: Sequence[FailureVerdict], bends: Sequence[B
     failing = [r for r in ctx.final_runs().values() if r.status is RunStatus.FAILED]
     if failing:
         run = failing[-1]
-        why = next((f.title for f in failures if not f.fixed and f.last_seq >= run.seq), "")
+        why = next((_why(ctx, f) for f in failures if not f.fixed and f.last_seq >= run.seq), "")
         text = f"{_goal_words(run)} still fails at its last run [msg {_at(run)}]" + (f": {why}" if why else "") + "."
         return Ending(Outcome.UNRESOLVED, text, (_at(run),), None, open_items)
     closing = closing_words(ctx.events, ctx.graph.runs[-1].end) if ctx.graph.runs else ""
@@ -163,6 +164,15 @@ def _of_log(ctx: Context, failures: Sequence[FailureVerdict]) -> Ending:
                       f"after its last failure [msg {last.last_seq}].", (s.seq, last.last_seq), s.seq, ())
     return Ending(Outcome.UNRESOLVED, f"The log ends after {last.title} [msg {last.last_seq}] with no success after it.",
                   (last.last_seq,), None, _open_items(ctx, failures))
+
+
+def _why(ctx: Context, f: FailureVerdict) -> str:
+    """A failure as the reason names it: its title, or its telling line when the title only says
+    that the command failed."""
+    if not (f.title.startswith("`") and f.title.endswith(" failed")):
+        return f.title
+    ep = episodes_by_id(ctx.graph).get(f.id)
+    return f"`{telling_line(ep)}`" if ep is not None else f.title
 
 
 def _open_items(ctx: Context, failures: Sequence[FailureVerdict]) -> tuple[OpenItem, ...]:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from logsleuth.clip import short
-from logsleuth.model import Episode
+from logsleuth.model import Action, Episode
 from logsleuth.verdict.context import Context, episodes_by_id
 from logsleuth.verdict.model import FailureVerdict, RootCause
 
@@ -30,7 +30,8 @@ def decide_root_cause(ctx: Context, failures: Sequence[FailureVerdict]) -> RootC
     if ep is None:
         return RootCause(None, "unknown", None)
     title = ctx.title(ep)
-    marked, because = _agent_conclusions(ctx, _facts(ctx, [ep], [f for f in failures if f.id == ep.id]))
+    mine = [f for f in failures if f.id == ep.id]
+    marked, because = _agent_conclusions(ctx, _facts(ctx, [ep], mine), _diagnosis_ends(mine))
     kind = ctx.causes.get(ep.category) or "unknown"
     specific = kind not in ("symptom", "unknown")
     for found in (marked, None if specific else because):
@@ -56,16 +57,27 @@ def telling_line(ep: Episode) -> str:
     lines = [ln.strip() for ln in ep.first.text.splitlines() if ln.strip()]
     hit = next((ln for ln in lines if re.search(r"error|fatal|not found|unsupported|cannot|no such|failed|mismatch", ln, re.I)),
                lines[0] if lines else ep.category)
-    return short(hit, 160)
+    bare = _LOCATION.sub("", hit)  # `path/file.cuh:88:8: error: …` → `error: …`: the path is noise here
+    return short(bare if len(bare) >= 20 else hit, 160)
+
+
+_LOCATION = re.compile(r"^[^\s:]+:\d+(?::\d+)?:\s*")
 
 
 _FIRST_PERSON = re.compile(r"^(?:I|I'?ll|I'?m|I've|Let me|Let's|Now|Next|Then|We'?ll|So I)\b")
 
 
-def _agent_conclusions(ctx: Context, facts: set[str]) -> tuple[tuple[int, str] | None, tuple[int, str] | None]:
+def _diagnosis_ends(mine: Sequence[FailureVerdict]) -> int | None:
+    """Where the diagnosis of the root failure ends: its first fix (a "because" after it narrates
+    the fix — "it also preloads X, because …" — rather than explaining the failure)."""
+    seqs = [c.seq for f in mine for c in f.fix]
+    return min(seqs) if seqs else None
+
+
+def _agent_conclusions(ctx: Context, facts: set[str], until: int | None) -> tuple[tuple[int, str] | None, tuple[int, str] | None]:
     """The agent's stated cause about the root failure: (the latest explicit "root cause: …", the
-    first "… because …" that explains rather than narrates), each only when it names a fact of
-    that failure (its text, what its fix changed)."""
+    first "… because …" before its fix that explains rather than narrates), each only when it
+    names a fact of that failure (its text, what its fix changed)."""
     first = min(ep.occurrences[0] for ep in ctx.graph.episodes)
     marked: list[tuple[int, str]] = []
     because: list[tuple[int, str]] = []
@@ -78,7 +90,8 @@ def _agent_conclusions(ctx: Context, facts: set[str]) -> tuple[tuple[int, str] |
             rest = s[m.end():] if m is not None else ""
             if m is not None and len(rest) >= 25 and _corroborated(rest, facts):
                 marked.append((seq, _clean(rest)))
-            elif (b := _BECAUSE.search(s)) is not None and not _FIRST_PERSON.match(s) and len(s) - b.end() >= 15:
+            elif (b := _BECAUSE.search(s)) is not None and not _FIRST_PERSON.match(s) and len(s) - b.end() >= 15 \
+                    and (until is None or seq <= until):
                 because.append((seq, _clean(s)))
     return (marked[-1] if marked else None), (because[0] if because else None)
 
@@ -121,6 +134,11 @@ def _from_fix(ctx: Context, ep: Episode, failures: Sequence[FailureVerdict]) -> 
                     f"`{line}` stopped once it was raised to `{name}{new}`.", "requirement too old")
         if a is not None and c.kind == "package" and a.previous:
             return f"`{c.subject}` was at {a.previous}, the wrong version for this code: `{line}` stopped once {c.text}.", "version skew"
+        setting = _changed_setting(a) if a is not None and c.kind == "file" and _BUILD_FILE.search(c.subject) else None
+        if setting is not None:
+            old, new = setting
+            return (f"The build setting `{old}` in `{c.subject.rsplit('/', 1)[-1]}` did not suit this toolchain: "
+                    f"`{line}` stopped once it became `{new}`.", "config error")
     return f"Not named in the session: `{line}` went away once {fv.fix[0].text}, but nothing in the record says why.", "unknown"
 
 
@@ -131,4 +149,24 @@ def _raised_pin(removed: str, added: str) -> tuple[str, str, str] | None:
         name = m.group(1).lower()
         if name in old and old[name] != m.group(2) + m.group(3) and not old[name].startswith("<"):
             return m.group(1), old[name], m.group(2) + m.group(3)
+    return None
+
+
+_BUILD_FILE = re.compile(r"(?:^|/)(?:Makefile|GNUmakefile|CMakeLists\.txt|[\w.-]+\.cmake|setup\.py|setup\.cfg|pyproject\.toml|meson\.build)$")
+_WORD = re.compile(r"\S+")
+
+
+def _changed_setting(a: Action) -> tuple[str, str] | None:
+    """(old, new) when an edit of a build file changed one word of one line: a flag, a path, a pin."""
+    old_lines = [ln.strip().removeprefix("^").removesuffix("$") for ln in (a.removed or "").splitlines() if ln.strip()]
+    new_lines = [ln.strip() for ln in (a.added or "").splitlines() if ln.strip()]
+    if len(old_lines) != 1 or len(new_lines) != 1:
+        return None
+    old_w, new_w = _WORD.findall(old_lines[0]), _WORD.findall(new_lines[0])
+    gone = [w for w in old_w if w not in new_w]
+    came = [w for w in new_w if w not in old_w]
+    if len(gone) == 1 and len(came) == 1:
+        return gone[0], came[0]
+    if not gone and len(came) == 1:
+        return old_lines[0].strip()[:60], came[0]
     return None
