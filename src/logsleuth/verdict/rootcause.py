@@ -61,7 +61,7 @@ def telling_line(ep: Episode) -> str:
     return short(bare if len(bare) >= 20 else hit, 160)
 
 
-_LOCATION = re.compile(r"^[^\s:]+:\d+(?::\d+)?:\s*")
+_LOCATION = re.compile(r"^[^\s:]*[./][^\s:]*:\d+(?::\d+)?:\s*")  # a file's path (host:pid:tid is not one)
 
 
 _FIRST_PERSON = re.compile(r"^(?:I|I'?ll|I'?m|I've|Let me|Let's|Now|Next|Then|We'?ll|So I)\b")
