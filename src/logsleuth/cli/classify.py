@@ -63,7 +63,9 @@ def classify(
 
         coverage.check(t, strict=strict)
     result = run(t.events, lib)
-    from logsleuth.analysis import root_cause_classification  # the verdict's root cause: one answer everywhere
+    from logsleuth.analysis import (
+        root_cause_classification,  # the verdict's root cause: one answer everywhere
+    )
 
     result = root_cause_classification(t.events, result, lib)
     report = t.report

@@ -94,6 +94,7 @@ class Fix(Part):
     seq: int | None
     at: int | None
     held: bool | None
+    rerun: bool = True  # seen gone when the same step ran again (else at a later, different step)
 
 
 @dataclass(frozen=True, slots=True)

@@ -273,12 +273,13 @@ class Story:
     def _fix(self, ep_id: str) -> Fix | None:
         """What fixed the episode (the graph's re-run resolution): the changes, where it was seen
         gone, and whether that held."""
-        res = self.g.resolutions.get(ep_id)
-        if res is None or (res.at is None and res.held is None):
+        f = self.an.verdict.failure(ep_id)
+        if f is None or f.fixed_at is None:
             return None
-        if not res.fixed_by:
-            return Fix(None, None, res.at, res.held)
-        return Fix(_join([describe(a) for a in res.fixed_by]), res.fixed_by[0].seq, res.at, res.held)
+        rerun = f.gone_by == "re-run"
+        if not f.fix:
+            return Fix(None, None, f.fixed_at, f.held, rerun)
+        return Fix(refs.recite(f.fix_text()), f.fix[0].seq, f.fixed_at, f.held, rerun)
 
     def _recurrence_seq(self, ep: Episode, steps: list[Step]) -> int:
         last = steps[-1].seq if steps else -1

@@ -23,7 +23,7 @@ def _of_run(ctx: Context, ep: Episode, success_seq: int | None) -> FailureVerdic
     held = res.held if res is not None else None
     if at is None and success_seq is not None and ep.occurrences[-1] < success_seq:
         at, held = success_seq, True  # the final goal run passed after it: it is gone by then
-    gone = "" if fix or at is None else _gone_by(ctx, ep, at)
+    gone = "" if at is None else _gone_by(ctx, ep, at)
     return FailureVerdict(ep.id, ctx.title(ep), ep.category, ep.occurrences[0], ep.occurrences[-1], at,
                           held if at is not None else None, fix, gone, "" if at is not None else _open(ctx, ep))
 
@@ -50,9 +50,15 @@ def _gone_by(ctx: Context, ep: Episode, at: int) -> str:
     """"re-run" only when the same command ran again; else the later run that no longer showed it."""
     failed = ctx.idx.at.get(_call_of(ctx, ep.occurrences[-1]))
     passed = ctx.idx.at.get(at)
-    if failed is not None and passed is not None and failed.command.strip() == passed.command.strip():
+    if failed is not None and passed is not None and (failed.command.strip() == passed.command.strip() or _same_step(failed, passed)):
         return "re-run"
     return "later run"
+
+
+def _same_step(a: Run, b: Run) -> bool:
+    """Both runs run one goal target (`launch sglang` with another env prefix is the same step)."""
+    names = {t.name for t in a.targets}
+    return bool(names) and names == {t.name for t in b.targets}
 
 
 def _call_of(ctx: Context, seq: int) -> int:

@@ -40,7 +40,7 @@ class FailureVerdict:
     fixed_at: int | None  # the run that showed it gone; None: never
     held: bool | None  # True: never came back; False: came back; None: never fixed
     fix: tuple[Change, ...] = ()
-    gone_by: str = ""  # how it went without a change of ours: "re-run" (same step again), "later run"
+    gone_by: str = ""  # where it was seen gone: "re-run" (the same step again), "later run" (another step)
     open: str = ""  # why it is still open (empty when fixed)
 
     @property

@@ -18,8 +18,8 @@ from logsleuth.enums import Outcome
 from logsleuth.link.resolution import closing_words
 from logsleuth.model import Run, RunStatus
 from logsleuth.verdict.context import Context, episodes_by_id, last_failure
-from logsleuth.verdict.rootcause import telling_line
 from logsleuth.verdict.model import Bend, FailureVerdict, OpenItem
+from logsleuth.verdict.rootcause import telling_line
 
 _GAVE_UP = re.compile(
     r"\b(cannot be (fixed|resolved|done)|can(no|')t (be )?(fix|resolve|get (it|this) to)|unable to (fix|resolve|get)|"
