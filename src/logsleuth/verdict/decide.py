@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from logsleuth.model import Action, CausalGraph, Finding
+from logsleuth.model import Action, CausalGraph, Finding, Run
 from logsleuth.verdict.bends import find_bends
 from logsleuth.verdict.context import Context, category_maps
 from logsleuth.verdict.failures import failure_verdicts
@@ -44,8 +44,8 @@ def decide(events: pl.DataFrame, findings: Sequence[Finding], actions: Sequence[
     )
 
 
-def _seq(run: object) -> int | None:
+def _seq(run: Run | None) -> int | None:
+    """Where a run's result shows (its output event, else the call)."""
     if run is None:
         return None
-    result = getattr(run, "result_seq", None)
-    return int(result) if result is not None else int(run.seq)
+    return run.result_seq if run.result_seq is not None else run.seq
