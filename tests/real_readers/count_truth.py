@@ -8,8 +8,10 @@ What counts, per shape (decided from the file's own structure, not its name):
   one result per step whose `observation` is a string.
 - mini-swe-agent / chat messages (a list, or {messages}): calls are the entries of an assistant
   message's `tool_calls`, or, where an assistant message has none, one per fenced
-  ```bash / ```mswea_bash_command block; results are `role: "tool"` messages, or user messages
-  that open with `<returncode>`.
+  ```bash / ```mswea_bash_command block; results are `role: "tool"` messages, and the user
+  messages that answer a fenced command: those that open with `<returncode>` or with the timeout
+  notice (`The last command <command>…`), and the one after the submission command
+  (`echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`), which holds that command's output.
 - Codex rollout (JSONL of {type, payload}): calls are `response_item` payloads of a type ending in
   `_call` (function_call, custom_tool_call, local_shell_call, …); results those ending `_call_output`.
 - Claude Code session (JSONL with message.content blocks): `tool_use` blocks are calls,
@@ -47,6 +49,7 @@ def text_of(content: object) -> str:
 
 def count_messages(messages: list) -> tuple[int, int]:
     calls = results = 0
+    submitted = False  # the previous message was an assistant's submission command
     for m in messages:
         if not isinstance(m, dict):
             continue
@@ -56,8 +59,9 @@ def count_messages(messages: list) -> tuple[int, int]:
             calls += len(tc) if isinstance(tc, list) and tc else len(FENCE.findall(text))
         elif role == "tool":
             results += 1
-        elif role == "user" and text.lstrip().startswith("<returncode>"):
+        elif role == "user" and (submitted or text.lstrip().startswith(("<returncode>", "The last command <command>"))):
             results += 1
+        submitted = role == "assistant" and "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in text and not m.get("tool_calls")
     return calls, results
 
 
