@@ -57,9 +57,7 @@ def count_messages(messages: list) -> tuple[int, int]:
         if role == "assistant":
             tc = m.get("tool_calls")
             calls += len(tc) if isinstance(tc, list) and tc else len(FENCE.findall(text))
-        elif role == "tool":
-            results += 1
-        elif role == "user" and (submitted or text.lstrip().startswith(("<returncode>", "The last command <command>"))):
+        elif role == "tool" or (role == "user" and (submitted or text.lstrip().startswith(("<returncode>", "The last command <command>")))):
             results += 1
         submitted = role == "assistant" and "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT" in text and not m.get("tool_calls")
     return calls, results

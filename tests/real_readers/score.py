@@ -48,7 +48,7 @@ def main() -> None:
     print(f"{'file':<44} {'format':<16} {'calls':>7} {'results':>7} {'empty':>5} {'skipped':>9} warns exact")
     for name, r in rows.items():
         print(f"{name.split('/')[0]:<44} {r['format']:<16} {r['calls']:>7} {r['results']:>7} "
-              f"{r['empty_results']:>5} {r['skipped']:>9} {str(r['warns']):<5} {r['exact']}")
+              f"{r['empty_results']:>5} {r['skipped']:>9} {r['warns']!s:<5} {r['exact']}")
     print(f"exact: {sum(1 for r in rows.values() if r['exact'])} of {len(rows)}")
 
 
