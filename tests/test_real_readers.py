@@ -108,3 +108,15 @@ def test_detected_reader_reads_whole_and_says_nothing(command: str, capsys: pyte
 
     assert main([*READING[command], "--strict"]) in (0, 1)
     assert "warning" not in capsys.readouterr().err
+
+
+def test_a_folder_walk_names_every_file_taken_or_not():
+    """`index` over this folder: the transcripts are its inputs, and every other file (SOURCE.txt,
+    the scripts, expected.json) is a `not used: why` line; none is dropped in silence."""
+    not_used: list[str] = []
+    found = ingest.discover(str(HERE), not_used)
+    assert sorted(found) == sorted(str(HERE / name) for name in EXPECTED)
+    said = {line.split(": ", 1)[0] for line in not_used}
+    every = {str(p) for p in HERE.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert said | set(found) == every
+    assert all("SOURCE.txt: notes beside the transcripts" in line for line in not_used if "SOURCE.txt" in line)

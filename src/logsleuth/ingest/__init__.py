@@ -81,7 +81,17 @@ def read_candidates(arg: str, fmt: str | None, needles: Sequence[str], regexes: 
 
 
 def _looks_json(head: bytes) -> bool:
-    return head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"[")
+    """The input opens with a JSON object on its first line, or a JSON array of them (not a
+    `[timestamp]` log line)."""
+    import orjson
+
+    first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0].strip()
+    if first == b"[" or first.startswith(b"[{"):
+        return True
+    try:
+        return isinstance(orjson.loads(first), dict)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _guarded(spec: ReaderSpec, probe: Probe) -> Transcript:
@@ -196,8 +206,8 @@ def _taken(child: str) -> tuple[bool, str | None]:
         p = make_probe(child)
         _reject_unreadable(p)
         spec = detect(p)
-        # walking a folder, the catch-all text reader takes logs, not README.md or code
-        taken = spec.name != "text" or _looks_like_log(p.name)
+        why = _not_a_session(child, p.name, spec.name)
+        taken = why is None
         reader = spec.name if p.compression is None else None
     except InputError as exc:
         taken, why = False, exc.one_line()
@@ -209,6 +219,19 @@ def _taken(child: str) -> tuple[bool, str | None]:
 
 
 LOG_SUFFIXES = frozenset({".log", ".txt", ".out", ".err", ".stdout", ".stderr", ".trace"})
+# what people keep beside transcripts: notes about them, not sessions (matched on the name's stem)
+NOTE_STEMS = frozenset({"readme", "license", "licence", "copying", "notice", "changelog", "source", "sources",
+                        "labels", "expected", "manifest"})
+
+
+def _not_a_session(path: str, name: str, reader: str) -> str | None:
+    """Why a folder walk leaves this readable file out (None: it is an input)."""
+    stem = name.split(".", 1)[0].lower()
+    if stem in NOTE_STEMS:
+        return f"{shown_path(path)}: notes beside the transcripts ({name}), not a session"
+    if reader == "text" and not _looks_like_log(name):  # the catch-all reader takes logs, not code or docs
+        return f"{shown_path(path)}: not a transcript or log (no reader but plain text takes it; pass it by name to read it)"
+    return None
 
 
 def _looks_like_log(name: str) -> bool:
