@@ -18,6 +18,10 @@ What counts, per shape (decided from the file's own structure, not its name):
   `tool_result` blocks results.
 - Gemini CLI session (a {messages} JSON or a JSONL of records): each entry of a `toolCalls` list is a
   call, and a result where it holds a non-empty `result`.
+- opencode server events (JSONL of {type, properties}, or such an event under `event` / `payload`):
+  a part is sent again on each change, so each distinct `part.id` of type "tool" among the
+  `message.part.updated` events is one call, and a result when its last state is "completed" or
+  "error".
 """
 
 from __future__ import annotations
@@ -91,6 +95,20 @@ def count_records(records: list) -> tuple[int, int]:
     return calls, results
 
 
+def count_bus_events(records: list) -> tuple[int, int] | None:
+    """Calls and results of an opencode event stream, or None when `records` is not one."""
+    events = [r.get("event") or r.get("payload") or r for r in records if isinstance(r, dict)]
+    if not events or not all(isinstance(e, dict) and "properties" in e for e in events):
+        return None
+    last: dict[str, dict] = {}
+    for e in events:
+        part = e["properties"].get("part") if e.get("type") == "message.part.updated" else None
+        if isinstance(part, dict) and part.get("type") == "tool":
+            last[part["id"]] = part
+    done = sum(1 for p in last.values() if p.get("state", {}).get("status") in ("completed", "error"))
+    return len(last), done
+
+
 def count_gemini_calls(tool_calls: object) -> tuple[int, int]:
     if not isinstance(tool_calls, list):
         return 0, 0
@@ -108,7 +126,8 @@ def count(path: Path) -> dict[str, int]:
     elif isinstance(doc, list) and doc and isinstance(doc[0], dict) and "role" in doc[0]:
         calls, results = count_messages(doc)
     else:
-        calls, results = count_records(doc if isinstance(doc, list) else [doc])
+        records = doc if isinstance(doc, list) else [doc]
+        calls, results = count_bus_events(records) or count_records(records)
     return {"tool_calls": calls, "tool_results": results}
 
 

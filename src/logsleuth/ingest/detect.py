@@ -29,6 +29,7 @@ READER_MODULES = (
     "logsleuth.ingest.claude_code",
     "logsleuth.ingest.codex",
     "logsleuth.ingest.opencode_store",  # the opencode formats (opencode.py holds their shared model)
+    "logsleuth.ingest.opencode_events",
     "logsleuth.ingest.gemini",
     "logsleuth.ingest.gemini_stream",
     "logsleuth.ingest.swe_agent",
