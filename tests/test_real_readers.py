@@ -120,3 +120,20 @@ def test_a_folder_walk_names_every_file_taken_or_not():
     every = {str(p) for p in HERE.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
     assert said | set(found) == every
     assert all("SOURCE.txt: notes beside the transcripts" in line for line in not_used if "SOURCE.txt" in line)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_every_reader_keeps_the_contract_on_every_file(name: str):
+    """The one reader contract (ingest/base.py ReaderSpec): whichever reader is forced on a file,
+    it refuses it with an input error or accounts for every line it was given."""
+    from logsleuth.ingest.detect import readers
+
+    for spec in readers():
+        if spec.dirs and spec.name != "opencode-db":
+            continue
+        try:
+            t = ingest.read(str(HERE / name), spec.name)
+        except LogsleuthError:
+            continue
+        assert t.report.balanced, spec.name
+        assert t.report.format == spec.name
