@@ -96,17 +96,20 @@ def test_index_names_the_inputs_it_could_not_use(tmp_path: Path, capsys: pytest.
     src.mkdir()
     (src / "empty.log").write_bytes(b"")
     (src / "blob.log").write_bytes(bytes(range(256)) * 8 + b"\x00" * 512)
-    (src / "README.md").write_text("# notes\n")  # not a log: left out on purpose, not reported
+    (src / "README.md").write_text("# notes\n")  # notes beside the logs: left out, and said
+    (src / "SOURCES.txt").write_text("serve.log: from a vLLM server\n")
     (src / "serve.log").write_bytes(LOG.read_bytes())
     assert main(["index", str(src), "--db", str(tmp_path / "db")]) == 0
     out = capsys.readouterr().out
     unused = [ln for ln in out.splitlines() if ln.startswith("not used: ")]
-    assert len(unused) == 2, out
+    assert len(unused) == 4, out
     assert any("empty.log: empty file" in ln for ln in unused)
     assert any("blob.log: binary file" in ln for ln in unused)
+    assert any("README.md: notes beside the transcripts" in ln for ln in unused)
+    assert any("SOURCES.txt: notes beside the transcripts" in ln for ln in unused)
     assert main(["index", str(src), "--db", str(tmp_path / "db"), "-O", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert len(doc["not_used"]) == 2
+    assert len(doc["not_used"]) == 4
 
 
 def test_sessions_of_files_and_of_the_index(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -53,14 +53,17 @@ def _minutes(start: Any, end: Any) -> int | None:
     return span_minutes(start, end)
 
 
-def from_inputs(paths: Sequence[str], fmt: str | None, library: PatternLibrary) -> list[SessionRow]:
-    """Read each input, analyse each of its sessions (without the reasoning pass), one row each."""
+def from_inputs(paths: Sequence[str], fmt: str | None, library: PatternLibrary, *, strict: bool = False) -> list[SessionRow]:
+    """Read each input, analyse each of its sessions (without the reasoning pass), one row each;
+    an input read only in part is said on stderr (with `strict`, an InputError: exit 3)."""
     from logsleuth import ingest
     from logsleuth.analysis import analyze_transcript
+    from logsleuth.ingest import coverage
 
     rows: list[SessionRow] = []
     for path in paths:
         t = ingest.read(path, fmt)
+        coverage.check(t, strict=strict)
         if not t.events.height:
             continue
         names = sorted(t.events["session"].unique().to_list())

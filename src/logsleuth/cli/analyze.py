@@ -182,14 +182,17 @@ def explain(
     format: str | None = FORMAT_OPT,
     patterns: list[str] = PATTERNS_OPT,
     session: str | None = SESSION_OPT,
+    strict: bool = STRICT_OPT,
 ) -> None:
     """Tell the story of one message: the road to it, its reasoning, what it assumed, what followed."""
     from logsleuth.analysis import analyze as run
+    from logsleuth.ingest import coverage
     from logsleuth.render import explain as explain_render
 
     reader_format_hint(format, ("md", "json"))
     _check_output(output)
     an = run(file, format, patterns, session=session)
+    coverage.check(an.transcript, strict=strict)
     _write(output, explain_render.render_explain(an, message, redact=not no_redact))
 
 

@@ -27,11 +27,14 @@ def events(
     format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting."),
     output_format: EventsFormat = typer.Option(EventsFormat.table, "--output-format", "-O"),
     no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets in the output (default: masked)."),
+    strict: bool = typer.Option(False, "--strict", help="Fail (exit 3) instead of warning when the reader skipped part of the input."),
 ) -> None:
     """Print the event table every reader produces."""
     from logsleuth import ingest
+    from logsleuth.ingest import coverage
 
     t = ingest.read(file, format)
+    coverage.check(t, strict=strict)
     if not no_redact:  # the one masking pass of every output (render/masking.py)
         from logsleuth.render.masking import redact_object
 

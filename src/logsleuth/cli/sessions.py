@@ -17,6 +17,7 @@ def sessions(
     format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting."),
     patterns: list[str] = typer.Option([], "--patterns", help="Extra pattern directories (override built-ins by id)."),
     output_format: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O"),
+    strict: bool = typer.Option(False, "--strict", help="Fail (exit 3) instead of warning when the reader skipped part of an input."),
 ) -> None:
     """One line per session: id, format, start, duration, events, failures, outcome, root cause."""
     from logsleuth import sessions as sessions_mod
@@ -27,7 +28,7 @@ def sessions(
     if paths:
         from logsleuth.index.patterns import library
 
-        rows = sessions_mod.from_inputs(paths, format, library(tuple(patterns)))
+        rows = sessions_mod.from_inputs(paths, format, library(tuple(patterns)), strict=strict)
     else:
         from logsleuth.index.files import default_dir
 

@@ -9,7 +9,7 @@ import polars as pl
 
 from logsleuth.errors import InputError, Location, shown_path
 from logsleuth.ingest.base import Probe, ReaderSpec, is_decompression_error, make_probe
-from logsleuth.ingest.detect import by_name, detect, readers, sniff_safely
+from logsleuth.ingest.detect import by_name, detect, readers, rescue, sniff_safely, tally
 from logsleuth.model import IngestReport, Skipped, Transcript
 
 
@@ -27,7 +27,40 @@ def _read_probe(probe: Probe, fmt: str | None) -> Transcript:
                 return _guarded(spec, probe)
         return _read_folder(probe)
     _reject_unreadable(probe)
-    return _guarded(detect(probe), probe)
+    return _detected(probe)
+
+
+def _detected(probe: Probe) -> Transcript:
+    """Read with the detected reader; when that leaves part of the input unread, every other
+    reader is tried on its first records and one that reads more reads the whole input."""
+    spec = detect(probe)
+    t = _guarded(spec, probe)
+    if not _partly_read(t, spec.name):
+        return t
+    other = rescue(probe, spec)
+    if other is None:
+        return t
+    again = _guarded(other, probe)
+    return again if tally(again).reads_more(tally(t)) else t
+
+
+def _partly_read(t: Transcript, fmt: str) -> bool:
+    """Lines skipped past the coverage threshold, nothing read at all, or a JSON input taken as
+    plain text: the cases where another reader may read more (ingest/coverage.py)."""
+    from logsleuth.ingest import coverage
+
+    rep = t.report
+    if not rep.lines:
+        return False
+    if fmt == "text":
+        return _json_text(t)
+    return len(rep.skipped) > rep.lines * coverage.SKIP_SHARE or not rep.events or coverage.measure(rep, t.events).under_read
+
+
+def _json_text(t: Transcript) -> bool:
+    """Plain text whose first record is a JSON object: JSON lines that no reader claimed."""
+    first = t.events.get_column("text").drop_nulls().head(1).to_list() if t.events.height else []
+    return bool(first) and first[0].lstrip().startswith("{")
 
 
 def read_candidates(arg: str, fmt: str | None, needles: Sequence[str], regexes: Sequence[str] = ()) -> Transcript:
@@ -40,11 +73,25 @@ def read_candidates(arg: str, fmt: str | None, needles: Sequence[str], regexes: 
     if not fmt:
         _reject_unreadable(probe)
     spec = by_name(fmt) if fmt else detect(probe)
-    if spec.name == "text":
+    if spec.name == "text" and (fmt or not _looks_json(probe.head)):
         from logsleuth.ingest import logscan
 
         return logscan.scan(probe, needles, regexes)
-    return _guarded(spec, probe)
+    return _guarded(spec, probe) if fmt else _detected(probe)
+
+
+def _looks_json(head: bytes) -> bool:
+    """The input opens with a JSON object on its first line, or a JSON array of them (not a
+    `[timestamp]` log line)."""
+    import orjson
+
+    first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0].strip()
+    if first == b"[" or first.startswith(b"[{"):
+        return True
+    try:
+        return isinstance(orjson.loads(first), dict)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _guarded(spec: ReaderSpec, probe: Probe) -> Transcript:
@@ -159,8 +206,8 @@ def _taken(child: str) -> tuple[bool, str | None]:
         p = make_probe(child)
         _reject_unreadable(p)
         spec = detect(p)
-        # walking a folder, the catch-all text reader takes logs, not README.md or code
-        taken = spec.name != "text" or _looks_like_log(p.name)
+        why = _not_a_session(child, p.name, spec.name)
+        taken = why is None
         reader = spec.name if p.compression is None else None
     except InputError as exc:
         taken, why = False, exc.one_line()
@@ -172,6 +219,19 @@ def _taken(child: str) -> tuple[bool, str | None]:
 
 
 LOG_SUFFIXES = frozenset({".log", ".txt", ".out", ".err", ".stdout", ".stderr", ".trace"})
+# what people keep beside transcripts: notes about them, not sessions (matched on the name's stem)
+NOTE_STEMS = frozenset({"readme", "license", "licence", "copying", "notice", "changelog", "source", "sources",
+                        "labels", "expected", "manifest"})
+
+
+def _not_a_session(path: str, name: str, reader: str) -> str | None:
+    """Why a folder walk leaves this readable file out (None: it is an input)."""
+    stem = name.split(".", 1)[0].lower()
+    if stem in NOTE_STEMS:
+        return f"{shown_path(path)}: notes beside the transcripts ({name}), not a session"
+    if reader == "text" and not _looks_like_log(name):  # the catch-all reader takes logs, not code or docs
+        return f"{shown_path(path)}: not a transcript or log (no reader but plain text takes it; pass it by name to read it)"
+    return None
 
 
 def _looks_like_log(name: str) -> bool:

@@ -11,7 +11,7 @@ import re
 import stat
 import zlib
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -484,11 +484,14 @@ def one_line_id(value: str) -> str:
 
 @dataclass(frozen=True)
 class ReaderSpec:
-    """One input format: a cheap `sniff` on the probe (first bytes, name, folder layout) and `read`."""
+    """One input format: a cheap `sniff` on the probe (first bytes, name, folder layout) and `read`.
+
+    The one reader contract: every module in detect.READER_MODULES lists its specs in `READERS`;
+    `read` returns a Transcript whose report accounts for every line (`IngestReport.balanced`)."""
 
     name: str
-    sniff: Any  # Callable[[Probe], bool]
-    read: Any  # Callable[[Probe], Transcript]
+    sniff: Callable[[Probe], bool]
+    read: Callable[[Probe], Transcript]
     description: str = ""
     dirs: bool = False  # True when `sniff` may accept a folder (a storage folder, a session folder)
 

@@ -106,9 +106,10 @@ def under_read(t: Transcript) -> list[Coverage]:
 
 
 def suggest_format(path: str, current: str) -> str | None:
-    """Another reader (not plain text) whose sniff accepts the file, if any."""
+    """The reader (not plain text) that reads more of the file's first records than `current`,
+    of every reader (ingest/detect.py `rescue`); else another whose sniff accepts the file."""
     from logsleuth.ingest.base import make_probe
-    from logsleuth.ingest.detect import readers, sniff_safely
+    from logsleuth.ingest.detect import by_name, readers, rescue, sniff_safely
 
     if path == "-":
         return None
@@ -116,6 +117,10 @@ def suggest_format(path: str, current: str) -> str | None:
         probe = make_probe(path)
     except InputError:
         return None
+    known = current in {r.name for r in readers()}
+    better = rescue(probe, by_name(current)) if known and not probe.is_dir else None
+    if better is not None:
+        return str(better.name)
     for spec in readers():
         if spec.name not in (current, "text") and sniff_safely(spec, probe):
             return str(spec.name)

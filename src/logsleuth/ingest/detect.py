@@ -21,6 +21,7 @@ from functools import cache
 
 from logsleuth.errors import FormatError, Location, UsageError
 from logsleuth.ingest.base import Probe, ReaderSpec
+from logsleuth.model import Transcript
 from logsleuth.termsafe import say
 
 # Order matters: the most specific sniffers first, plain text last (it accepts anything textual).
@@ -28,6 +29,7 @@ READER_MODULES = (
     "logsleuth.ingest.claude_code",
     "logsleuth.ingest.codex",
     "logsleuth.ingest.opencode_store",  # the opencode formats (opencode.py holds their shared model)
+    "logsleuth.ingest.opencode_events",
     "logsleuth.ingest.gemini",
     "logsleuth.ingest.gemini_stream",
     "logsleuth.ingest.swe_agent",
@@ -79,10 +81,23 @@ class Score:
     lines: int
     used: int
     tools: int
+    skipped: int = 0
 
     @property
     def value(self) -> int:
         return self.used + self.tools
+
+    @property
+    def skip_share(self) -> float:
+        """The share of lines skipped (a reader that read nothing skipped all)."""
+        return self.skipped / self.lines if self.lines else 1.0
+
+    def reads_more(self, other: Score) -> bool:
+        """Fewer lines skipped (as a share: readers count lines or records) and no fewer tool
+        calls and results, or as few skipped and more of them."""
+        if self.skip_share < other.skip_share:
+            return self.tools >= other.tools
+        return self.skip_share == other.skip_share and self.tools > other.tools
 
     def describe(self) -> str:
         return f"{self.format} (uses {self.used} of {self.lines} sample lines, {self.tools} tool calls/results)"
@@ -127,15 +142,42 @@ def detect(probe: Probe) -> ReaderSpec:
     return choice.spec
 
 
+def rescue(probe: Probe, spec: ReaderSpec) -> ReaderSpec | None:
+    """A reader that reads more of `probe`'s first records than `spec` does (`Score.reads_more`),
+    tried whether its sniff accepts the input or not (a sniff is a guess from a few lines: one
+    that breaks on a record shape it does not know must not decide alone); None when none does.
+    A reader whose sniff says no competes only with the tool calls it finds: the prose readers
+    (aider's markdown, plain text) take any line, and that alone is no reason to pick them."""
+    if probe.is_dir:
+        return None
+    sample = _sample(probe)
+    best = score(spec, sample)
+    found: ReaderSpec | None = None
+    for other in readers():
+        if other.name in (spec.name, FALLBACK):
+            continue
+        got = score(other, sample)
+        if (got.tools or sniff_safely(other, probe)) and got.reads_more(best):
+            best, found = got, other
+    if found is not None and _debug():
+        say(f"logsleuth: debug: {probe.display}: {spec.name} left part unread; read as {best.describe()}")
+    return found
+
+
 def score(spec: ReaderSpec, sample: Probe) -> Score:
     """How much of `sample` the reader uses; a reader that breaks on it uses nothing."""
     try:
         t = spec.read(sample)
     except Exception:  # a candidate failing on a sample is a poor candidate, not an error
         return Score(spec.name, 0, 0, 0)
+    return tally(t)
+
+
+def tally(t: Transcript) -> Score:
+    """The Score of a whole read: its lines, lines used and skipped, tool calls and results."""
     kinds = t.events.get_column("kind").cast(str) if t.events.height else None
     tools = int(kinds.is_in(["tool_call", "tool_result"]).sum()) if kinds is not None else 0
-    return Score(spec.name, t.report.lines, t.report.used, tools)
+    return Score(t.report.format, t.report.lines, t.report.used, tools, len(t.report.skipped))
 
 
 def _sample(probe: Probe) -> Probe:

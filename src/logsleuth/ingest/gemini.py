@@ -42,7 +42,7 @@ from logsleuth.ingest.tools import is_shell
 from logsleuth.model import Kind, Role, Transcript
 
 FORMAT = "gemini"
-MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+MESSAGE_TYPES = frozenset({"user", "gemini", "model", "info", "error", "warning"})
 _SYSTEM_TYPES = frozenset({"info", "error", "warning"})
 
 
@@ -82,7 +82,7 @@ def _is_gemini_record(rec: dict[str, Any]) -> bool:
 
 def _is_message(rec: dict[str, Any]) -> bool:
     kind = rec.get("type")
-    return isinstance(rec.get("id"), str) and isinstance(kind, str) and kind in MESSAGE_TYPES and "content" in rec
+    return isinstance(rec.get("id"), str) and isinstance(kind, str) and kind in MESSAGE_TYPES and ("content" in rec or "parts" in rec)
 
 
 def _is_logs_entry(rec: dict[str, Any]) -> bool:
@@ -236,11 +236,11 @@ def _emit_message(sink: EventSink, msg: Any, line: int, session: str | None) -> 
     ts = msg.get("timestamp")
     before = len(sink)
     if mtype == "user":
-        text = _parts_text(msg.get("displayContent")) or _parts_text(msg.get("content"))
+        text = _parts_text(msg.get("displayContent")) or _parts_text(msg.get("content") or msg.get("parts"))
         if text:
             sink.add(line=line, role=Role.USER, kind=Kind.TEXT, text=text, ts=ts, session=session)
-    elif mtype == "gemini":
-        _emit_gemini(sink, msg, line, ts, session)
+    elif mtype in ("gemini", "model"):  # "model": a turn written with the API's role and its `parts`
+        _emit_gemini(sink, msg if msg.get("content") else {**msg, "content": msg.get("parts")}, line, ts, session)
     elif mtype in _SYSTEM_TYPES:
         text = _parts_text(msg.get("content"))
         if text:
