@@ -269,7 +269,9 @@ def _across_lines(
     end, for a (row, pattern) that matched nothing alone. What matched alone stays as it was (a
     `$` that ended the event still does)."""
     longer = [r for r, n in own.items() if len(mev["text"][r]) > n]
-    sub = pairs.filter(pl.col("_row").is_in(pl.Series(longer, dtype=pl.UInt32).implode()))
+    portable = [pid for pid, p in enumerate(patterns) if p.portable]  # a slow Python-only regex runs once a row
+    sub = pairs.filter(pl.col("_row").is_in(pl.Series(longer, dtype=pl.UInt32).implode())
+                       & pl.col("pid").is_in(portable))
     have = {(m.row, m.pid) for m in found}
     return [m for m in _stage2(mev, sub, patterns, timeout, warnings)
             if m.pos < own[m.row] < m.end and (m.row, m.pid) not in have]
