@@ -253,3 +253,49 @@ def test_unclassified_templates_do_not_depend_on_the_batch_size(lib: PatternLibr
     whole = classify(events, lib).unclassified
     monkeypatch.setattr(residue, "BATCH_BYTES", 200)  # a batch every few events
     assert len(whole) > 3 and classify(events, lib).unclassified == whole
+
+
+# --- messages wrapped over several log lines (issue #34) ---------------------------------------
+
+NUMPY_WRAPPED = """A module that was compiled using NumPy 1.x cannot be run in
+NumPy 2.0.0 as it may crash. To support both 1.x and 2.x
+versions of NumPy, modules must be compiled with NumPy 2.0."""
+
+
+def _log_lines(*lines: str, seqs: list[int] | None = None) -> pl.DataFrame:
+    sink = EventSink("s1", "run.log")
+    for n, text in enumerate(lines):
+        sink.add(line=n + 1, role="log", kind="log", text=text)
+    frame = sink.frame()
+    return frame if seqs is None else frame.with_columns(seq=pl.Series(seqs, dtype=frame["seq"].dtype))
+
+
+def test_a_message_wrapped_over_log_lines_matches_whole_once() -> None:
+    """NumPy 2's ABI message, one event a line as the plain reader gives it: the pattern that needs
+    its first two lines matches, on the first line, once, and the finding quotes the joined lines."""
+    lib = load_library([])
+    found = [f for f in classify(_log_lines(*NUMPY_WRAPPED.splitlines()), lib).findings
+             if f.category == "numpy_abi_mismatch"]
+    assert len(found) == 1 and found[0].line == 1
+    assert found[0].captures["numpy"] == "2.0.0" and "NumPy 2.0.0 as it may crash" in found[0].text
+
+
+def test_no_join_across_a_gap_in_seq() -> None:
+    """Events that are not consecutive records (the candidate reader keeps only some) are not joined."""
+    lib = load_library([])
+    first, second = NUMPY_WRAPPED.splitlines()[:2]
+    found = classify(_log_lines(first, second, seqs=[0, 7]), lib).findings
+    assert not [f for f in found if f.category == "numpy_abi_mismatch"]
+
+
+def test_the_candidate_reader_keeps_the_records_a_join_needs(tmp_path: Path) -> None:
+    """`logsleuth classify FILE` reads only candidate records; the continuation lines come with them."""
+    from logsleuth import classify as classify_module
+    from logsleuth.ingest import logscan
+
+    assert logscan.CONTINUATION_RECORDS == classify_module.JOIN_EVENTS
+    log = tmp_path / "np.log"
+    log.write_text("starting\n" * 50 + NUMPY_WRAPPED + "\n" + "done\n" * 50)
+    out = subprocess.run([sys.executable, "-m", "logsleuth", "classify", str(log), "--output-format", "json"],
+                         capture_output=True, text=True, check=False)
+    assert '"numpy_abi_mismatch"' in out.stdout, out.stderr

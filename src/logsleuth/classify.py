@@ -34,6 +34,8 @@ from logsleuth.residue import Unclassified, unclassified_templates
 MAX_MATCHES_PER_EVENT = 200  # per pattern: distinct errors beyond this in one event are noise
 SNIPPET_CHARS = 400
 MAX_SNIPPET_LINES = 6
+JOIN_EVENTS = 3  # a log line's message may go on over this many following log lines of its source
+JOIN_CHARS = 400  # of their text, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,9 +103,15 @@ def classify(
     if patterns and ev.height:
         pairs = _candidates(ev, patterns, quoted_success)
         pairs = _in_scope(ev, pairs, patterns, quoted_success)
-        matches = _unquoted(ev, _stage2(ev, pairs, patterns, timeout, warnings))
+        matches = _stage2(ev, pairs, patterns, timeout, warnings)
+        mev, own = _joined(ev, pairs)
+        if mev is not ev:
+            matches += _across_lines(mev, pairs, own, matches, patterns, timeout, warnings)
+        matches = _unquoted(mev, matches)
+    else:
+        mev = ev
     renderer = library.renderer or Renderer(library.knowledge)
-    findings, spans = _findings(ev, matches, patterns, renderer, warnings)
+    findings, spans = _findings(mev, matches, patterns, renderer, warnings)
     matches.clear()  # freed before the residue is built: the findings hold what is needed of them
     findings = _unsuppressed(findings, {p.id: p.suppresses for p in patterns if p.suppresses})
     order = sorted(range(len(findings)), key=lambda i: _sort_key(findings[i]))
@@ -223,6 +231,63 @@ def _in_scope(
         .otherwise(pl.col("command").fill_null("").str.contains(pl.col("s_cmd")))
     )
     return df.filter(kind_ok & err_ok & cmd_ok).select("_row", "pid")
+
+
+# ---------------------------------------------------------------- joining wrapped messages
+
+
+def _joined(ev: pl.DataFrame, pairs: pl.DataFrame) -> tuple[pl.DataFrame, dict[int, int]]:
+    """The events as matching sees them, and each candidate row's own text length.
+
+    A plain log's reader keeps one line (or one traceback) an event, so a message wrapped over
+    several lines (NumPy 2's ABI text, XLA's OOM, pip's "Cannot install") reaches the patterns in
+    pieces. Each candidate `log` row sees the next JOIN_EVENTS log rows of its source appended
+    (JOIN_CHARS at most); see `_across_lines` for the matches kept from it."""
+    rows = np.unique(pairs["_row"].to_numpy()) if pairs.height else np.zeros(0, np.int64)
+    texts = ev["text"]
+    own = {int(r): len(texts[int(r)]) for r in rows}
+    cols = (ev["kind"].cast(pl.Utf8), ev["session"], ev["source"], ev["seq"])
+    joined, where = [], []
+    for r in rows.tolist():
+        if cols[0][r] != "log":
+            continue
+        tail = _continuation(r, texts, cols)
+        if tail:
+            joined.append(texts[r] + tail)
+            where.append(r)
+    if not where:
+        return ev, own
+    text = texts.clone().scatter(where, pl.Series(joined, dtype=pl.Utf8))
+    return ev.with_columns(text=text), own
+
+
+def _across_lines(
+    mev: pl.DataFrame, pairs: pl.DataFrame, own: Mapping[int, int], found: Sequence[_Match],
+    patterns: Sequence[Pattern], timeout: float, warnings: list[str],
+) -> list[_Match]:
+    """The matches only the joined text has: they start in a row's own text and go on past its
+    end, for a (row, pattern) that matched nothing alone. What matched alone stays as it was (a
+    `$` that ended the event still does)."""
+    longer = [r for r, n in own.items() if len(mev["text"][r]) > n]
+    portable = [pid for pid, p in enumerate(patterns) if p.portable]  # a slow Python-only regex runs once a row
+    sub = pairs.filter(pl.col("_row").is_in(pl.Series(longer, dtype=pl.UInt32).implode())
+                       & pl.col("pid").is_in(portable))
+    have = {(m.row, m.pid) for m in found}
+    return [m for m in _stage2(mev, sub, patterns, timeout, warnings)
+            if m.pos < own[m.row] < m.end and (m.row, m.pid) not in have]
+
+
+def _continuation(row: int, texts: pl.Series, cols: tuple[pl.Series, ...]) -> str:
+    """The text of the log events right after `row` (the next seqs of its session and source),
+    newline-led and cut short; "" when none follows."""
+    kinds, sessions, sources, seqs = cols
+    parts: list[str] = []
+    for nxt in range(row + 1, min(row + 1 + JOIN_EVENTS, len(texts))):
+        if (kinds[nxt] != "log" or sessions[nxt] != sessions[row] or sources[nxt] != sources[row]
+                or seqs[nxt] != seqs[row] + (nxt - row)):
+            break
+        parts.append(texts[nxt])
+    return ("\n" + "\n".join(parts))[:JOIN_CHARS] if parts else ""
 
 
 # ---------------------------------------------------------------- stage 2: regexes on candidates

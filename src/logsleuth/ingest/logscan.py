@@ -112,6 +112,9 @@ def scan(probe: Probe, needles: Iterable[str], regexes: Sequence[str] = ()) -> T
     return Transcript(pt.event_frame(picked.records(), session, probe.display, pl.col("seq")), report.finish(picked.seq))
 
 
+# classify.JOIN_EVENTS: a candidate's message may go on over this many following records, which
+# are kept with it (a wrapped message's later lines hold no needle of their own)
+CONTINUATION_RECORDS = 3
 SCANNER_MIN_BYTES = 16 * 1024 * 1024  # below this, compiling the Hyperscan database (~70 ms) costs more than it saves
 
 
@@ -183,7 +186,8 @@ class _Picked:
         report.ignored += marked.height - int(used.sum())
         head = marked["start"].to_numpy() & used
         rec = marked["rec"].to_numpy()
-        cand = np.unique(rec[marked["hit"].to_numpy() & used])
+        hit = np.unique(rec[marked["hit"].to_numpy() & used])
+        cand = np.unique(np.concatenate([hit + k for k in range(CONTINUATION_RECORDS + 1)])) if hit.size else hit
         if cand.size:
             rows = np.flatnonzero(used & np.isin(rec, cand))
             numbers = np.cumsum(head) - 1 + self.seq
