@@ -36,7 +36,8 @@ from logsleuth.serve.params import BadParam, api_filters, limit_of, page_filters
 COOKIE = "logsleuth_token"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_QUERY = 4000  # characters of a query (a pasted traceback) that are searched: more is cut
+MAX_QUERY = 4000  # characters of a query (a pasted traceback) that are searched: its head and its tail
+HEAD = 1000  # of them from the start; the rest from the end, where a traceback names its exception
 
 
 class _Auth:
@@ -120,7 +121,12 @@ async def _query_of(request: Request) -> str:
 
         body = (await request.body()).decode("utf-8", "replace")
         q = (parse_qs(body, max_num_fields=20).get("q") or [q])[0]
-    return q[:MAX_QUERY]
+    return clip_query(q)
+
+
+def clip_query(q: str) -> str:
+    """A query of at most MAX_QUERY characters: a long paste's head and tail."""
+    return q if len(q) <= MAX_QUERY else q[:HEAD] + "\n" + q[-(MAX_QUERY - HEAD - 1):]
 
 
 def _page_routes(idx: Index, reasoning: bool) -> list[Route]:
@@ -138,7 +144,7 @@ def _page_routes(idx: Index, reasoning: bool) -> list[Route]:
         from starlette.concurrency import run_in_threadpool
 
         q = await _query_of(request)
-        return page("search.html.j2", **(await run_in_threadpool(results_of, q)), cut=len(q) >= MAX_QUERY)
+        return page("search.html.j2", **(await run_in_threadpool(results_of, q)), cut=len(q) >= MAX_QUERY)  # clipped
 
     async def results(request: Request) -> Response:
         from starlette.concurrency import run_in_threadpool
@@ -199,7 +205,7 @@ def _api_routes(idx: Index) -> list[Route]:
         return run
 
     def api_search(request: Request) -> Any:
-        q = request.query_params.get("q", "")[:MAX_QUERY]
+        q = clip_query(request.query_params.get("q", ""))
         if not q.strip():
             raise BadParam("q", "give the query as ?q=…")
         f = api_filters(request.query_params, idx.known_categories())
