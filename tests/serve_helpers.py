@@ -37,12 +37,16 @@ def free_port() -> int:
 
 @contextmanager
 def running(app: object) -> Iterator[str]:
-    """Serve `app` with uvicorn in a thread; yields its base URL; stops it on the way out."""
+    """Serve `app` with uvicorn in a thread, configured as `logsleuth serve` runs it (header
+    deadline, connection cap: serve/server.py); yields its base URL; stops it on the way out."""
     import uvicorn
 
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))  # type: ignore[arg-type]
-    thread = threading.Thread(target=server.run, daemon=True)
+    from logsleuth.serve import server as srv
+
+    sock = srv.bind("127.0.0.1", 0)
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(srv.config(app))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
     while not server.started:
@@ -54,3 +58,4 @@ def running(app: object) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+        sock.close()

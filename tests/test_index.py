@@ -70,7 +70,10 @@ def test_build_records_findings_and_resolutions(corpus: Path, tmp_path: Path, li
     assert pq.read_table(db / part).num_rows == manifest.filter(pl.col("part") == part)["findings"].sum()
     rows = _rows(db)
     assert rows.schema == pl.Schema(schema.FINDING_SCHEMA)
-    assert set(rows["severity"]) <= {"error", "fatal", "warning", "success"}
+    assert set(rows["severity"]) <= {"error", "fatal", "warning", "success", schema.SESSION_ROW}
+    heads = rows.filter(pl.col("severity") == schema.SESSION_ROW)  # one per session, findings or not
+    assert heads.height == 4 and heads["pattern"].null_count() == 4 and heads["events"].min() > 0
+    assert set(heads["outcome"]) <= {"resolved", "worked around", "unresolved", "no failure"}
 
     (fixed,) = _session(rows, "sess-ptxas", "ptxas-unsupported-ptx-version")
     assert json.loads(fixed["captures"]) == {"ptx_version": "9.2", "ptxas_max": "9.0"}

@@ -1,8 +1,9 @@
 """One summary row per session: of the inputs given (analysed now) or of the index (as stored).
 
-A row: id, source, format, start, duration, events, failures, outcome, root cause. From the index,
-start and duration span the session's indexed findings and the event count is not known (the index
-keeps findings, not events): `events` is None there.
+A row: id, source, format, start, duration, events, failures, outcome, root cause, title (the first
+request) and summary (the verdict's reason). Outcome, root cause and summary are the verdict's
+(`Analysis.verdict`), read, never recomputed; the index stores them on its rows (index/sessionrows.py)
+with the span and event count of the whole session, so both ways give the same row. Newest first.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ class SessionRow:
     failures: int
     outcome: str
     root_cause: str | None  # the root cause's category
+    title: str | None = None  # the first request, one line
+    summary: str | None = None  # the verdict's reason
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -58,6 +61,7 @@ def from_inputs(paths: Sequence[str], fmt: str | None, library: PatternLibrary, 
     an input read only in part is said on stderr (with `strict`, an InputError: exit 3)."""
     from logsleuth import ingest
     from logsleuth.analysis import analyze_transcript
+    from logsleuth.index.sessionrows import session_columns
     from logsleuth.ingest import coverage
 
     rows: list[SessionRow] = []
@@ -69,16 +73,18 @@ def from_inputs(paths: Sequence[str], fmt: str | None, library: PatternLibrary, 
         names = sorted(t.events["session"].unique().to_list())
         for name in names:
             an = analyze_transcript(t, library, session=name, with_reasoning=False)
-            ev = an.events
-            ts = ev["ts"].drop_nulls()
-            start, end = (ts.min(), ts.max()) if ts.len() else (None, None)
-            g = an.graph
-            root = next((ep.category for ep in g.episodes if ep.id == g.root_cause), None)
-            if root is None and an.primary is not None:
-                root = an.primary.category
+            c = session_columns(an)
+            start, end = c["session_start"], c["session_end"]
             rows.append(SessionRow(name, t.report.source, t.report.format, _iso(start), _minutes(start, end),
-                                   ev.height, len(g.episodes), g.outcome.value, root))
-    return rows
+                                   c["events"], len(an.verdict.failures), c["outcome"], c["root_category"],
+                                   c["title"], c["summary"]))
+    return newest_first(rows)
+
+
+def newest_first(rows: Sequence[SessionRow]) -> list[SessionRow]:
+    """Newest first; sessions without a date last, by id."""
+    dated = sorted((r for r in rows if r.start), key=lambda r: (r.start or "", r.session), reverse=True)
+    return dated + sorted((r for r in rows if not r.start), key=lambda r: (r.session, r.source))
 
 
 def from_index(db: Path) -> list[SessionRow]:
@@ -87,27 +93,34 @@ def from_index(db: Path) -> list[SessionRow]:
 
     from logsleuth.index import store
 
-    frame = store.load(db, ["session", "source", "format", "ts", "severity", "episode", "primary", "category", "outcome"])
+    columns = ["session", "source", "format", "severity", "episode", "outcome", "file_sha256", "origin",
+               "title", "events", "session_start", "session_end", "root_category", "summary"]
+    frame = store.load(db, columns)
     if not frame.height:
         return []
     failing = pl.col("severity").is_in(["fatal", "error"]) & pl.col("episode").is_not_null()
     agg = (
         frame.group_by("session", "source")
         .agg(
-            pl.col("format").first(),
-            pl.col("ts").min().alias("start"),
-            pl.col("ts").max().alias("end"),
+            pl.col("format", "file_sha256", "origin", "title", "events", "session_start", "session_end",
+                   "root_category", "summary").drop_nulls().first(),
             pl.col("episode").filter(failing).n_unique().alias("failures"),
             pl.col("outcome").drop_nulls().first(),
-            pl.col("category").filter(pl.col("primary").fill_null(False)).first().alias("root_cause"),
         )
         .sort("source", "session")
     )
-    return [
-        SessionRow(r["session"], r["source"], r["format"] or "", _iso(r["start"]), _minutes(r["start"], r["end"]),
-                   None, int(r["failures"] or 0), r["outcome"] or "", r["root_cause"])
-        for r in agg.iter_rows(named=True)
-    ]
+    seen: set[tuple[str, str, str]] = set()  # one session reached through a folder and as a file: once
+    rows = []
+    for r in agg.iter_rows(named=True):
+        key = (r["origin"] or "", r["file_sha256"] or r["source"], r["session"])
+        if key in seen:
+            continue
+        seen.add(key)
+        start, end = r["session_start"], r["session_end"]
+        rows.append(SessionRow(r["session"], r["source"], r["format"] or "", _iso(start), _minutes(start, end),
+                               r["events"], int(r["failures"] or 0), r["outcome"] or "", r["root_category"],
+                               r["title"], r["summary"]))
+    return newest_first(rows)
 
 
 def table(rows: Sequence[SessionRow], width: int = 160) -> str:

@@ -86,6 +86,8 @@ class StoredFinding(Record):
         "category",
         "file_sha256",
         "fingerprint",
+        "fix",
+        "fix_state",
         "format",
         "held",
         "line",
@@ -123,12 +125,15 @@ class StoredFinding(Record):
     attempts: tuple[StoredAction, ...]  # the attempts that did not fix it
     catch22: bool
     outcome: Outcome | None  # the session's
+    fix: str | None  # the verdict's fix of the episode: the state that changed, one line
+    fix_state: str | None  # the verdict's: held | came back | gone on re-run | gone by a later run | open
 
     def __init__(self, *, session: str, source: str, line: int, seq: int, ts: datetime | None, pattern: str,
                  category: str, severity: Severity | None, priority: int | None, fingerprint: str | None,
                  captures: str | None, text: str, origin: str | None, file_sha256: str | None, format: str | None,
                  primary: bool, resolved_by: tuple[StoredAction, ...], held: bool | None,
-                 attempts: tuple[StoredAction, ...], catch22: bool, outcome: Outcome | None) -> None:
+                 attempts: tuple[StoredAction, ...], catch22: bool, outcome: Outcome | None,
+                 fix: str | None = None, fix_state: str | None = None) -> None:
         self._set("session", session)
         self._set("source", source)
         self._set("line", line)
@@ -150,6 +155,8 @@ class StoredFinding(Record):
         self._set("attempts", attempts)
         self._set("catch22", catch22)
         self._set("outcome", outcome)
+        self._set("fix", fix)
+        self._set("fix_state", fix_state)
 
 
 def finding_of(row: Mapping[str, Any]) -> StoredFinding:
@@ -165,7 +172,7 @@ def finding_of(row: Mapping[str, Any]) -> StoredFinding:
         captures=get("captures"), text=row["text"], origin=get("origin"), file_sha256=get("file_sha256"),
         format=get("format"), primary=bool(get("primary")), resolved_by=actions_of(get("resolved_by")),
         held=_flag(get("held")), attempts=actions_of(get("attempts")), catch22=bool(get("catch22")),
-        outcome=enum_of(Outcome, get("outcome")),
+        outcome=enum_of(Outcome, get("outcome")), fix=get("fix"), fix_state=get("fix_state"),
     )  # fmt: skip
 
 

@@ -110,8 +110,11 @@ def unmasked_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]
     """`analysis_rows` before masking (batch.py masks the rows of many sessions at once)."""
     import orjson
 
+    from logsleuth.index.sessionrows import fix_columns, session_columns, session_row
+
     graph = an.graph
     fixes = episode_fixes(graph)
+    head = session_columns(an)
     by_key = {(ep.pattern, ep.fingerprint): ep.id for ep in graph.episodes}
     by_seq = {seq: ep.id for ep in graph.episodes for seq in ep.occurrences}
     rows = []
@@ -143,11 +146,15 @@ def unmasked_rows(an: Analysis, fmt: str, sha: str = "") -> list[dict[str, Any]]
                 "held": fix.held if fix else None,
                 "attempts": [_action_row(a) for a in fix.attempts] if fix else [],
                 "catch22": bool(fix and fix.catch22),
-                "outcome": graph.outcome.value,
                 "format": fmt,
                 "file_sha256": sha,
+                **fix_columns(an.verdict, ep_id),
+                **head,
             }
         )
+    if an.events.height:
+        source = rows[0]["source"] if rows else str(an.events["source"][0])
+        rows.append(session_row(an, source, fmt, sha, head))
     return rows
 
 

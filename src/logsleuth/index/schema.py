@@ -11,7 +11,7 @@ import polars as pl
 if TYPE_CHECKING:
     from logsleuth.library import PatternLibrary
 
-INDEX_VERSION = 2  # bump when FINDING_SCHEMA or what goes into it changes: everything is re-indexed
+INDEX_VERSION = 3  # bump when FINDING_SCHEMA or what goes into it changes: everything is re-indexed
 MANIFEST = "files.parquet"
 PARTS = "findings"
 LOCK = ".lock"
@@ -36,7 +36,7 @@ FINDING_SCHEMA: dict[str, pl.DataType] = {
     "ts": pl.Datetime("us", "UTC"),
     "pattern": pl.Utf8(),
     "category": pl.Utf8(),
-    "severity": pl.Utf8(),  # fatal | error | warning | success
+    "severity": pl.Utf8(),  # fatal | error | warning | success | session (the session's own row, SESSION_ROW)
     "priority": pl.Int64(),  # the pattern's priority (the strongest finding of an event wins)
     "fingerprint": pl.Utf8(),
     "captures": pl.Utf8(),  # JSON object, keys sorted
@@ -52,7 +52,20 @@ FINDING_SCHEMA: dict[str, pl.DataType] = {
     "format": pl.Utf8(),  # the reader that read the input
     "file_sha256": pl.Utf8(),  # content hash of the input, as in the manifest
     "origin": pl.Utf8(),  # who/which machine indexed the input (`index --origin`)
+    # what the verdict (logsleuth.verdict) decided about the finding's episode, read, not recomputed
+    "fix": pl.Utf8(),  # the state the fix changed, in one line ("edited `kws/export.py`: +3 -1 lines")
+    "fix_state": pl.Utf8(),  # held | came back | gone on re-run | gone by a later run | did not hold | open
+    "fixed_at": pl.Int64(),  # seq of the run that showed the failure gone
+    # the session, the same on each of its rows (and on its SESSION_ROW, so that a session
+    # without findings is listed too)
+    "title": pl.Utf8(),  # the first request of the session, one line
+    "events": pl.Int64(),
+    "session_start": pl.Datetime("us", "UTC"),  # the span of all its events, not of its findings
+    "session_end": pl.Datetime("us", "UTC"),
+    "root_category": pl.Utf8(),  # the category of the verdict's root-cause failure
+    "summary": pl.Utf8(),  # the verdict's reason, one sentence
 }
+SESSION_ROW = "session"  # the severity of the one row per session that is not a finding
 
 MANIFEST_SCHEMA: dict[str, pl.DataType] = {
     "path": pl.Utf8(),  # absolute path: the key

@@ -42,12 +42,12 @@ if TYPE_CHECKING:
 
 SIDECAR = "search.sqlite"
 MANIFEST = "files.parquet"  # schema.MANIFEST (not imported: schema.py imports polars)
-FORMAT = "6"  # bump when the tables or what goes into them change
+FORMAT = "7"  # bump when the tables or what goes into them change
 FAILURE_SEVERITIES = (Severity.FATAL, Severity.ERROR, Severity.WARNING)  # what full-text search reads
 COLUMNS = (
     "session", "source", "line", "seq", "ts", "pattern", "category", "severity", "priority", "fingerprint",
     "captures", "text", "origin", "file_sha256", "resolved_by", "held", "attempts", "catch22", "outcome",
-    "primary", "format",
+    "primary", "format", "fix", "fix_state",
 )  # fmt: skip
 JSON_COLUMNS = ("resolved_by", "attempts")
 BOOL_COLUMNS = ("held", "catch22", "primary")

@@ -42,7 +42,7 @@ RANK_COLUMNS = (
     "session", "source", "line", "seq", "ts", "pattern", "category", "severity", "priority", "fingerprint",
     "captures", "text", "origin", "file_sha256",
 )  # fmt: skip
-RESOLUTION_COLUMNS = ("success", "resolved_by", "held", "attempts", "catch22", "outcome")
+RESOLUTION_COLUMNS = ("success", "resolved_by", "held", "attempts", "catch22", "outcome", "fix", "fix_state")
 COLUMNS = RANK_COLUMNS + RESOLUTION_COLUMNS
 
 

@@ -37,6 +37,8 @@ class Hit:
     occurrences: int
     origin: str | None = None  # who/which machine indexed the input (`index --origin`)
     fingerprint: str | None = None
+    fix: str | None = None  # the verdict's fix: the state that changed (index/sessionrows.py)
+    fix_state: str | None = None  # the verdict's: held | came back | gone on re-run | … | open
 
     @classmethod
     def of(cls, r: Ranked) -> Hit:
@@ -44,19 +46,25 @@ class Hit:
 
     @property
     def action(self) -> str | None:
-        return render.action(self.fixes)
+        """What fixed it: the verdict's change of state, else the command (an older index)."""
+        return render.fix_of(self.fix, self.fix_state, self.fixes)
+
+    @property
+    def fix_held(self) -> bool | None:
+        return render.held_of(self.fix_state, self.held)
 
     def resolution(self) -> dict[str, Any] | None:
         if self.action is None:
             return None
-        return {"action": self.action, "held": self.held, "catch22": self.catch22,
-                "outcome": render.outcome_text(self.outcome)}
+        return {"action": self.action, "held": self.fix_held, "catch22": self.catch22,
+                "outcome": render.outcome_text(self.outcome), "state": self.fix_state,
+                "command": render.action(self.fixes)}
 
     def resolution_text(self, width: int = 0) -> str:
         """"fixed by `uv pip install …` in session X — did not hold", or what was tried (`width` > 0
         shortens each command to that many characters)."""
         return render.resolution_text(self.session, self.fixes, self.held, self.attempts, self.catch22,
-                                             self.outcome, width)
+                                      self.outcome, width, self.fix, self.fix_state)
 
     def to_dict(self) -> dict[str, Any]:
         from logsleuth.jsonout import iso

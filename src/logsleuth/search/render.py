@@ -46,6 +46,10 @@ if TYPE_CHECKING:
         def catch22(self) -> bool: ...
         @property
         def outcome(self) -> Outcome | None: ...
+        @property
+        def fix(self) -> str | None: ...
+        @property
+        def fix_state(self) -> str | None: ...
 
 COMMAND_WIDTH = 100  # commands are shortened to this in the table (JSON keeps them whole)
 
@@ -67,14 +71,38 @@ def action(fixes: Iterable[StoredAction]) -> str | None:
     return "; ".join(commands) if commands else None
 
 
-def held_text(held: bool | None, outcome: Outcome | None) -> str:
-    """Whether a fix held, never beside an outcome that contradicts it: an error that did not
-    come back in a session that still ended unresolved was stopped, but nothing "held"."""
+def fix_of(fix: str | None, state: str | None, fixes: Iterable[StoredAction]) -> str | None:
+    """What fixed an error: the verdict's change of state ("edited `kws/export.py`: +3 -1 lines"),
+    read from the index; the command only for an index written before the verdict was stored."""
+    if state is not None:
+        return fix or None if state != "open" else None
+    return action(fixes)
+
+
+def held_of(state: str | None, held: bool | None) -> bool | None:
+    """Whether the fix held, as the verdict says (the stored graph's flag for an older index)."""
+    if state is None:
+        return held
+    return {"held": True, "came back": False, "did not hold": False, "open": None}.get(state, True)
+
+
+def held_text(held: bool | None, outcome: Outcome | None = None, state: str | None = None) -> str:
+    """Whether a fix held, in the verdict's words. A fix holds for its error whatever the
+    session's outcome (another error can leave the session unresolved): that is said apart."""
+    if state is not None and state.startswith("gone"):
+        return state  # gone on re-run, gone by a later run
     if not held:
         return "did not hold"
-    if outcome is Outcome.UNRESOLVED:
-        return "this error did not come back"
     return "held"
+
+
+OUTCOME_CLASS = {Outcome.RESOLVED: "good", Outcome.NO_FAILURE: "good", Outcome.WORKED_AROUND: "bent",
+                 Outcome.UNRESOLVED: "bad"}
+
+
+def outcome_class(outcome: Outcome | None) -> str:
+    """The colour class of a session's outcome (pages): good, bent, bad or none."""
+    return OUTCOME_CLASS.get(outcome, "none") if outcome is not None else "none"
 
 
 def short(command: str, width: int) -> str:
@@ -87,15 +115,17 @@ def outcome_text(outcome: Outcome | None) -> str:
 
 
 def resolution_text(session: str, fixes: Sequence[StoredAction], held: bool | None,
-                    attempts: Sequence[StoredAction], catch22: bool, outcome: Outcome | None, width: int = 0) -> str:
+                    attempts: Sequence[StoredAction], catch22: bool, outcome: Outcome | None, width: int = 0,
+                    fix: str | None = None, state: str | None = None) -> str:
     """"fixed by `uv pip install …` in session X — did not hold", or what was tried.
 
     `width` > 0 shortens each command to that many characters (tables; JSON keeps them whole).
     """
     where = f"in session {session}"
-    act = action(fixes)
+    act = fix_of(fix, state, fixes)
     if act is not None:
-        text = f"fixed by `{short(act, width)}` {where} — {held_text(held, outcome)}"
+        shown = short(act, width) if fix is None else act  # the verdict's text is short already
+        text = f"fixed by {_quoted(shown)} {where} — {held_text(held_of(state, held), outcome, state)}"
     elif attempts:
         commands = dict.fromkeys(a.command for a in attempts)
         tried = ", ".join(f"`{short(c, width)}`" for c in commands)
@@ -105,6 +135,11 @@ def resolution_text(session: str, fixes: Sequence[StoredAction], held: bool | No
     notes = ["catch-22"] if catch22 else []
     notes.append(f"session {outcome_text(outcome)}")
     return f"{text} ({'; '.join(notes)})"
+
+
+def _quoted(text: str) -> str:
+    """A command in backticks; the verdict's sentence (which quotes its own names) as it is."""
+    return text if "`" in text else f"`{text}`"
 
 
 def best_line(query: str, text: str) -> str:
@@ -135,7 +170,8 @@ def table(query: Mapping[str, Any], hits: Sequence[HitLike], errors: Sequence[st
         more = f" ×{h.occurrences}" if h.occurrences > 1 else ""
         lines.append(f"{i}. {h.score:.2f}  {date}  {h.session}  {h.source}:{h.line}  {h.pattern}{more}")
         lines.append(f"   {best_line(query['text'], h.text)[:160]}")
-        res = resolution_text(h.session, h.fixes, h.held, h.attempts, h.catch22, h.outcome, COMMAND_WIDTH)
+        res = resolution_text(h.session, h.fixes, h.held, h.attempts, h.catch22, h.outcome, COMMAND_WIDTH,
+                              h.fix, h.fix_state)
         lines.append(f"   {res}")
     lines += [f"error: {e}" for e in errors]
     return "\n".join(lines) + "\n"

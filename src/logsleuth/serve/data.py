@@ -17,16 +17,19 @@ from typing import Any, TypeVar
 
 from logsleuth.enums import Outcome, Severity
 from logsleuth.index.record import StoredFinding, enum_of, finding_of
+from logsleuth.index.schema import SESSION_ROW
 from logsleuth.jsonout import iso
 from logsleuth.search import engine
 from logsleuth.search.hits import Hit, SearchResult
 from logsleuth.search.ranked import Ranked
-from logsleuth.search.render import held_text, outcome_text
+from logsleuth.search.render import held_text, outcome_class, outcome_text
 
 ROW_COLUMNS = (
     "session", "source", "origin", "line", "seq", "ts", "pattern", "category", "severity", "fingerprint", "text",
     "resolved_by", "held", "attempts", "catch22", "outcome", "file_sha256", "format", "primary",
+    "episode", "fix", "fix_state", "fixed_at",
 )  # fmt: skip
+LOG_FORMATS = ("text",)  # a plain log's references are `[line N]`, a transcript's `[msg N]`
 
 
 T = TypeVar("T")
@@ -43,10 +46,22 @@ class Index:
     db: Path
 
     def rows(self, predicate: Any = None) -> list[StoredFinding]:
+        import polars as pl
+
         from logsleuth.index import store
 
-        frame = store.load(self.db, ROW_COLUMNS, predicate)
-        return [finding_of(r) for r in frame.sort("ts", "session", "source", "seq", nulls_last=True).iter_rows(named=True)]
+        findings = pl.col("severity") != SESSION_ROW
+        frame = store.load(self.db, ROW_COLUMNS, findings if predicate is None else predicate & findings)
+        frame = frame.sort("ts", "session", "source", "seq", nulls_last=True)
+        return [finding_of(r) for r in frame.iter_rows(named=True)]
+
+    def frame(self, predicate: Any) -> Any:
+        """The raw rows (with the episode columns a session page groups by)."""
+        import polars as pl
+
+        from logsleuth.index import store
+
+        return store.load(self.db, ROW_COLUMNS, predicate & (pl.col("severity") != SESSION_ROW))
 
     # ------------------------------------------------------------ search
 
@@ -94,22 +109,39 @@ class Index:
 
         return masked([r for r in rows if keep(r)])
 
+    def categories(self) -> list[str]:
+        """The root-cause categories of the indexed sessions (the sessions page's dropdown)."""
+        return sorted({r["root_cause"] for r in self.sessions() if r.get("root_cause")})
+
+    def known_categories(self) -> set[str]:
+        """Every category a filter may name: the library's and the index's."""
+        from logsleuth.index.patterns import library
+
+        return set(library().categories) | set(self.categories()) | {p.category for p in library().patterns}
+
     def session(self, session: str, source: str) -> dict[str, Any] | None:
         import polars as pl
 
-        rows = self.rows((pl.col("session") == session) & (pl.col("source") == source))
-        if not rows:
-            return None
         head = next((r for r in self.sessions() if r["session"] == session and r["source"] == source), None)
-        return masked({"session": head, "origin": rows[0].origin, "file_sha256": rows[0].file_sha256,
+        if head is None:
+            return None
+        rows = self.rows((pl.col("session") == session) & (pl.col("source") == source))
+        raw = self.frame((pl.col("session") == session) & (pl.col("source") == source))
+        unit = "line" if head.get("format") in LOG_FORMATS else "msg"
+        return masked({"session": head, "origin": rows[0].origin if rows else None,
+                       "file_sha256": rows[0].file_sha256 if rows else None, "unit": unit,
+                       "failures": failure_rows(raw),
                        "findings": [occurrence(r) for r in rows if r.severity is not Severity.SUCCESS]})
 
     def source_of(self, session: str, source: str) -> tuple[str, str] | None:
         """(source path, content hash) of an indexed session: what a postmortem is rendered from."""
         import polars as pl
 
-        rows = self.rows((pl.col("session") == session) & (pl.col("source") == source))
-        return (rows[0].source, rows[0].file_sha256 or "") if rows else None
+        from logsleuth.index import store
+
+        frame = store.load(self.db, ["session", "source", "file_sha256"],
+                           (pl.col("session") == session) & (pl.col("source") == source))
+        return (str(frame["source"][0]), frame["file_sha256"][0] or "") if frame.height else None
 
     # ------------------------------------------------------------ fingerprints
 
@@ -119,8 +151,13 @@ class Index:
         rows = self.rows((pl.col("pattern") == pattern) & (pl.col("fingerprint") == fingerprint))
         if not rows:
             return None
+        from logsleuth.search.advice import advice
+
+        tip = advice(pattern) or {}
         return masked({"pattern": pattern, "fingerprint": fingerprint, "category": rows[0].category,
-                       **summary(rows), "occurrences": [occurrence(r) for r in rows]})
+                       "title": tip.get("title"), "explanation": tip.get("explanation"),
+                       "library_fixes": tip.get("fixes", []), **summary(rows),
+                       "occurrences": [occurrence(r) for r in rows]})
 
 
 def as_hit(r: StoredFinding) -> Hit:
@@ -149,10 +186,11 @@ def summary(rows: Sequence[StoredFinding]) -> dict[str, Any]:
         hit = as_hit(r)
         if hit.action is not None:
             fix_key = (hit.action, r.session, r.source)
-            fix = {"action": hit.action, "held": hit.held, "outcome": outcome_text(hit.outcome),
-                   "verdict": held_text(hit.held, hit.outcome), "session": r.session, "source": r.source,
-                   "ts": _ts(r.ts)}
-            fixes.setdefault(fix_key, (fix, good(hit.held, hit.outcome)))
+            fix = {"action": hit.action, "held": hit.fix_held, "outcome": outcome_text(hit.outcome),
+                   "outcome_class": outcome_class(hit.outcome), "state": hit.fix_state,
+                   "verdict": held_text(hit.fix_held, hit.outcome, hit.fix_state), "session": r.session,
+                   "source": r.source, "ts": _ts(r.ts)}
+            fixes.setdefault(fix_key, (fix, good(hit.fix_held, hit.outcome)))
         for a in r.attempts:
             t = tried.setdefault(a.command, {"action": a.command, "sessions": set()})
             t["sessions"].add(r.session)
@@ -170,8 +208,37 @@ def summary(rows: Sequence[StoredFinding]) -> dict[str, Any]:
 
 
 def good(held: bool | None, outcome: Outcome | None) -> bool:
-    """A fix that held in a session that did not end unresolved: one to try first."""
-    return bool(held) and outcome is not Outcome.UNRESOLVED
+    """A fix that held (the verdict's word): one to try first, before those of sessions that
+    ended unresolved (ranked after by `summary`)."""
+    return bool(held)
+
+
+SEVERITY_ORDER = {"fatal": 4, "error": 3, "warning": 2}
+
+
+def failure_rows(raw: Any) -> list[dict[str, Any]]:
+    """One row per failure episode of a session (Sentry's issue list): the strongest severity,
+    first and last seen (`[msg N]`), occurrences, the verdict's fix and its state; findings of
+    no episode (a warning, a probe) after them, one per pattern."""
+    import polars as pl
+
+    if not raw.height:
+        return []
+    raw = raw.filter(pl.col("severity").is_in(list(SEVERITY_ORDER))).with_columns(
+        pl.col("severity").replace_strict(SEVERITY_ORDER, default=0).alias("_rank"),
+        pl.coalesce(pl.col("episode"), pl.lit("~") + pl.col("pattern")).alias("_key"),
+    )
+    out = []
+    for _, g in raw.sort("seq").group_by("_key", maintain_order=True):
+        first = g.row(0, named=True)
+        top = g.sort("_rank", descending=True).row(0, named=True)
+        out.append({"episode": first["episode"], "pattern": top["pattern"], "category": top["category"],
+                    "severity": top["severity"], "fingerprint": top["fingerprint"], "text": top["text"],
+                    "first_seq": first["seq"], "last_seq": int(g["seq"].max()), "line": first["line"],
+                    "occurrences": g.height, "fix": first["fix"] if first["fix_state"] != "open" else None,
+                    "state": first["fix_state"] or ("" if first["episode"] else "not a failure of the chain"),
+                    "fixed_at": first["fixed_at"], "ts": _ts(first["ts"]), "last_ts": _ts(g["ts"].max())})
+    return sorted(out, key=lambda f: (f["episode"] is None, f["first_seq"]))
 
 
 def _ts(ts: datetime | None) -> str | None:

@@ -1,0 +1,181 @@
+"""`logsleuth serve` safe by default (issue #35, item 4), against a real uvicorn on 127.0.0.1:
+an empty token refused, the Host allow-list (DNS rebinding), the security headers, the body
+cap, the header deadline, index work off the event loop, and the start-up errors."""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+from index_sessions import PTXAS  # noqa: E402
+from logsleuth.errors import InputError, UsageError  # noqa: E402
+from logsleuth.index import build as indexer  # noqa: E402
+from logsleuth.serve import exposure_warning, server, token_of  # noqa: E402
+from logsleuth.serve.app import create_app  # noqa: E402
+from logsleuth.serve.guard import allowed_hosts, host_of, host_ok  # noqa: E402
+from serve_helpers import build_corpus, running  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("serve-sec")
+    build_corpus(root / "corpus")
+    assert indexer.build([str(root / "corpus")], root / "db", origin="ci").errors == []
+    return root / "db"
+
+
+@pytest.fixture(scope="module")
+def base(db: Path):  # type: ignore[no-untyped-def]
+    with running(create_app(db, reasoning=False)) as url:
+        yield url
+
+
+def request(base: str, path: str, *, method: str = "GET", host: str | None = None, body: bytes | None = None,
+            headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    u = urlsplit(base)
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    try:
+        c.putrequest(method, path, skip_host=host is not None)
+        if host is not None:
+            c.putheader("Host", host)
+        for k, v in (headers or {}).items():
+            c.putheader(k, v)
+        if body is not None:
+            c.putheader("Content-Length", str(len(body)))
+        c.endheaders(body)
+        r = c.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        c.close()
+
+
+def test_an_empty_token_is_refused_not_read_as_no_authentication(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(UsageError, match="--token is empty"):
+        token_of("")
+    monkeypatch.setenv("LOGSLEUTH_TOKEN", "  ")
+    with pytest.raises(UsageError, match="LOGSLEUTH_TOKEN is empty"):
+        token_of(None)
+    monkeypatch.setenv("LOGSLEUTH_TOKEN", "s3")
+    assert token_of(None) == "s3" and token_of("given") == "given"
+    assert exposure_warning("0.0.0.0", None) and not exposure_warning("0.0.0.0", "s3")
+    assert not exposure_warning("127.0.0.1", None)
+
+
+def test_the_cli_refuses_an_empty_token_with_exit_2(db: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "logsleuth", "serve", "--db", str(db), "--token", ""],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--token is empty" in r.stderr and r.stdout == ""
+
+
+def test_host_names_it_answers_to() -> None:
+    local = allowed_hosts("127.0.0.1", ["logs.example.org"])
+    assert host_of("[::1]:8765") == "::1" and host_of("Example.ORG:80") == "example.org"
+    for ok in ("127.0.0.1:8765", "localhost", "LOCALHOST:1", "[::1]:8765", "logs.example.org"):
+        assert host_ok(ok, local, wildcard=False), ok
+    for bad in ("evil.example", "attacker.test:8765", "", "10.0.0.5"):
+        assert not host_ok(bad, local, wildcard=False), bad
+    anywhere = allowed_hosts("0.0.0.0")
+    assert host_ok("10.0.0.5:8765", anywhere, wildcard=True) and not host_ok("rebind.evil", anywhere, wildcard=True)
+
+
+def test_a_dns_rebinding_host_is_refused_and_headers_are_set(base: str) -> None:
+    status, _, body = request(base, "/api/sessions", host="rebind.attacker.example:8765")
+    assert status == 421 and b"--allow-host" in body
+    status, h, _ = request(base, "/")
+    assert status == 200
+    assert "frame-ancestors 'none'" in h["content-security-policy"] and "script-src 'self'" in h["content-security-policy"]
+    assert "unsafe-inline" not in h["content-security-policy"].split("script-src")[1].split(";")[0]
+    assert h["x-frame-options"] == "DENY" and h["x-content-type-options"] == "nosniff"
+    assert h["referrer-policy"] == "no-referrer" and "server" not in h
+    status, h, _ = request(base, "/no/such/page")
+    assert status == 404 and h["x-frame-options"] == "DENY"
+
+
+def test_a_long_traceback_is_posted_and_a_body_over_1_mb_is_refused(base: str) -> None:
+    from urllib.parse import quote
+
+    pasted = ("Traceback (most recent call last):\n" + "  File \"x.py\", line 1, in f\n" * 6600 + PTXAS).encode()
+    assert len(pasted) > 180_000
+    status, _, page = request(base, "/", method="POST", body=b"q=" + quote(pasted).encode(),
+                              headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 200 and b"last 3000 characters were searched" in page
+    assert b"ptxas-unsupported-ptx-version" in page  # the exception line at its end was read
+    status, _, body = request(base, "/", method="POST", body=b"q=" + b"x" * 1_200_000,
+                              headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert status == 413 and b"over 1000000 bytes" in body
+
+
+def test_a_connection_that_never_sends_its_headers_is_closed(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    u = urlsplit(base)
+    with socket.create_connection((u.hostname, u.port), timeout=server.HEADER_TIMEOUT + 10) as s:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and never the end of the head
+        t0 = time.monotonic()
+        assert s.recv(100) == b""  # closed by the server
+        waited = time.monotonic() - t0
+    assert server.HEADER_TIMEOUT - 1 < waited < server.HEADER_TIMEOUT + 5
+
+
+def test_a_slow_postmortem_does_not_block_search(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import logsleuth.serve.app as app_mod
+
+    release = threading.Event()
+
+    def slow(*args: object, **kw: object) -> tuple[str | None, str]:
+        release.wait(20)
+        return "<html><body>late</body></html>", ""
+
+    monkeypatch.setattr(app_mod, "postmortem", slow)
+    with running(create_app(db, reasoning=False)) as url:
+        rows = __import__("json").loads(request(url, "/api/sessions")[2])["sessions"]
+        s = rows[0]
+        from urllib.parse import urlencode
+
+        report = threading.Thread(target=request, args=(url, "/session/report?" + urlencode(
+            {"session": s["session"], "source": s["source"]})))
+        report.start()
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        status, _, _ = request(url, "/api/search?q=" + "ptxas%20fatal")
+        took = time.monotonic() - t0
+        release.set()
+        report.join(20)
+    assert status == 200 and took < 5  # answered while the postmortem was still rendering
+
+
+def test_start_up_errors_are_located_lines(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        with pytest.raises(InputError) as exc:
+            server.bind("127.0.0.1", port)
+        assert f"127.0.0.1:{port}: the port is in use" in exc.value.one_line() and "--port" in exc.value.one_line()
+    with pytest.raises(InputError, match="no index here"):
+        server.index_ready(tmp_path)
+    r = subprocess.run([sys.executable, "-m", "logsleuth", "serve", "--db", str(tmp_path)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 3 and "no index here" in r.stderr
+
+
+def test_serve_says_where_it_listens(db: Path) -> None:
+    p = subprocess.Popen([sys.executable, "-m", "logsleuth", "serve", "--db", str(db), "--port", "0"],
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stderr.readline() if p.stderr else ""
+        assert line.startswith("logsleuth: serving http://127.0.0.1:") and "Ctrl-C" in line
+        port = int(line.split(":")[3].split()[0])
+        assert request(f"http://127.0.0.1:{port}", "/sessions")[0] == 200
+    finally:
+        p.terminate()
+        p.wait(20)
