@@ -137,3 +137,16 @@ def test_every_reader_keeps_the_contract_on_every_file(name: str):
             continue
         assert t.report.balanced, spec.name
         assert t.report.format == spec.name
+
+
+def test_json_records_forced_through_plain_text_are_said(capsys: pytest.CaptureFixture[str]):
+    """`--format text` on an opencode event stream reads every line, and loses every message and
+    command: the warning and the report's introduction say so, and name the reader that reads it."""
+    from logsleuth.cli import main
+
+    stream = next((HERE / "opencode-events-real-session-action-buttons").glob("*.jsonl"))
+    assert main(["analyze", str(stream), "--format", "text"]) == 0
+    out, err = capsys.readouterr()
+    assert "JSON records, read as plain text; try --format opencode-events" in err
+    intro = out.split("## ", 2)[1]
+    assert "JSON records read as plain text (the opencode-events reader reads them)" in intro

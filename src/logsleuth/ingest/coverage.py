@@ -35,11 +35,18 @@ class Coverage:
     reason: str  # the most common skip reason ("" when none)
     suggestion: str | None  # a --format that may read the file better
     events: int = 0
+    json_text: bool = False  # plain text whose records are JSON objects
 
     @property
     def under_read(self) -> bool:
         return (self.skipped > self.lines * SKIP_SHARE or (self.assistant_turns > 0 and self.tool_calls == 0)
-                or self.nothing_read)
+                or self.nothing_read or self.misread)
+
+    @property
+    def misread(self) -> bool:
+        """JSON records taken as plain text lines by a reader forced on them, where another reader
+        reads them (plain JSON logs, which no reader takes, are not misread)."""
+        return self.json_text and self.suggestion is not None
 
     @property
     def nothing_read(self) -> bool:
@@ -55,6 +62,8 @@ class Coverage:
                     f"(most often: {self.reason})")
         elif self.nothing_read:
             what = f"none of its {self.lines} lines held anything read as {self.format} (all ignored)"
+        elif self.misread:
+            what = f"its {self.lines} lines are JSON records, read as plain text"
         else:
             what = f"{self.assistant_turns} assistant turns but no tool call read as {self.format}"
         hint = f"; try --format {self.suggestion}" if self.suggestion else ""
@@ -68,6 +77,9 @@ class Coverage:
         if self.nothing_read:
             return (f"Nothing in the record was read: none of its {self.lines} lines held anything the {self.format} "
                     "reader uses, so this account is empty.")
+        if self.misread:
+            return (f"The record's {self.lines} lines are JSON records read as plain text (the {self.suggestion} reader "
+                    "reads them), so its messages and commands are missing from this account.")
         return (f"The reader found {self.assistant_turns} assistant turns but not one tool call, so the commands "
                 "of this session, if any, are missing from this account.")
 
@@ -90,7 +102,13 @@ def measure(report: IngestReport, events: Any) -> Coverage:
         reason=reasons.most_common(1)[0][0] if reasons else "",
         suggestion=None,
         events=events.height,
+        json_text=report.format == "text" and _first_text(events).lstrip().startswith("{"),
     )
+
+
+def _first_text(events: Any) -> str:
+    first = events.get_column("text").drop_nulls().head(1).to_list() if events.height else []
+    return str(first[0]) if first else ""
 
 
 def _reason_key(reason: str) -> str:
@@ -166,7 +184,7 @@ def under_read_quiet(t: Transcript) -> list[Coverage]:
     for rep in parts:
         events = t.events.filter(pl.col("source") == rep.source) if t.report.parts else t.events
         cov = measure(rep, events)
-        if not cov.under_read and cov.lines and not cov.events and rep.source != "-":
+        if not cov.under_read and cov.lines and (not cov.events or cov.json_text) and rep.source != "-":
             # read into nothing: under-read only when another reader takes the file (probed
             # again only for such files)
             cov = dataclasses.replace(cov, suggestion=suggest_format(cov.source, cov.format))
