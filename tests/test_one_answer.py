@@ -5,7 +5,6 @@ index and `sessions --db`, search, serve), gives the verdict's answer and no oth
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,8 @@ import pytest
 from logsleuth.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = sorted(p for p in (ROOT / "sample_logs").glob("*/*") if p.is_file() and p.name != "case.yaml")
+SAMPLES = sorted(p for p in (ROOT / "sample_logs").glob("*/*")
+                 if p.is_file() and p.name != "case.yaml" and p.parent.name != "_build")
 REAL = sorted(p for p in (ROOT / "tests" / "real_sessions").glob("*/*")
               if p.is_file() and p.name not in ("labels.json", "SOURCE.md", "SOURCE.txt"))
 INPUTS = SAMPLES + REAL
@@ -55,14 +55,16 @@ class _Capture:
         import contextlib
         import io
 
-        self._buf = io.StringIO()
+        self._raw = io.BytesIO()
+        self._buf = io.TextIOWrapper(self._raw, encoding="utf-8")
         self._cm = contextlib.redirect_stdout(self._buf)
         self._cm.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._cm.__exit__(*exc)  # type: ignore[arg-type]
-        self.text = self._buf.getvalue()
+        self._buf.flush()
+        self.text = self._raw.getvalue().decode("utf-8")
 
 
 def test_there_is_something_to_agree_on(answers: dict[str, dict[str, Any]]) -> None:
@@ -84,11 +86,12 @@ def test_analyze_graph_and_classify_give_the_verdicts_answer(path: Path, answers
     if v["root_cause"]["episode"] is not None:
         assert primary is not None and primary["category"] == _category(v)
     md = _run(capsys, "analyze", str(path))
-    assert f"**Outcome: {v['outcome']}.**" in md and f"ended **{v['outcome']}**" in md
+    assert f"**Outcome: {v['outcome']}.**" in md
+    assert f"ended **{v['outcome']}**" in md or v["outcome"] == "no failure" and "No failure chain" in md
     if v["outcome"] in ("resolved", "no failure"):  # a resolved report lists nothing as still open
         assert "Still unresolved:" not in md and not v["still_open"]
     html = _run(capsys, "analyze", str(path), "-O", "html")
-    assert re.search(rf"Outcome: {re.escape(v['outcome'])}\.", html)
+    assert f'Outcome: <span class="outcome">{v["outcome"]}</span>.' in html
 
 
 def test_sessions_file_and_db_give_the_verdicts_answer(answers: dict[str, dict[str, Any]], tmp_path: Path,

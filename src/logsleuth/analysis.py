@@ -204,7 +204,7 @@ def root_cause_classification(events: Any, result: Any, library: PatternLibrary 
 
     from logsleuth.actions import extract_actions
 
-    if not events.height or result.primary is None:
+    if not events.height:
         return result
     session = main_session(Transcript(events, None))  # type: ignore[arg-type]
     mine = events.filter(pl.col("session") == session)
