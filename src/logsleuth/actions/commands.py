@@ -399,6 +399,29 @@ def _written_paths(code: str) -> list[str]:
     return list(dict.fromkeys(p for p in out if not p.startswith(("/tmp/", "/dev/"))))
 
 
+def script_edit(code: str) -> tuple[str, str]:
+    """(removed, added) of a script that edits by `.replace("old", "new")` / `re.sub(p, "new", …)`
+    with literal strings, one pair a line; ("", "") when it says no more (a script that cannot be
+    parsed, or builds its text). Read with `ast`: linear, and quotes of any kind are handled."""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return "", ""
+    olds: list[str] = []
+    news: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            continue
+        args = node.args
+        lit = [a.value for a in args[:2] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if node.func.attr in ("replace", "sub") and len(lit) == 2 and len(args) >= 2:
+            olds.append(lit[0])
+            news.append(lit[1])
+    return "\n".join(olds), "\n".join(news)
+
+
 def _script_draft(prog: str, code: str, text: str) -> Draft:
     """A one-liner or heredoc: a look, unless it writes; a script that rewrites a file is an edit of
     that file (`p = Path('x.py'); p.write_text(...)`), however it is made."""
@@ -406,7 +429,8 @@ def _script_draft(prog: str, code: str, text: str) -> Draft:
         return Draft(K.INVESTIGATE, prog, _join([code.strip()]), text)
     path = next(iter(_written_paths(code)), None)
     if path is not None and re.search(r"write_text|write_bytes|open\([^)]*['\"][wa]", code):
-        return Draft(K.FILE_EDIT, path, "python edit", text)
+        removed, added = script_edit(code)
+        return Draft(K.FILE_EDIT, path, "python edit", text, added=added, removed=removed)
     return Draft(K.RUN, prog, _join([code.strip()]), text)
 
 

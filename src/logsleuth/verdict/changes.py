@@ -130,21 +130,27 @@ def _package_text(a: Action) -> str:
 
 
 def edit_text(a: Action) -> str:
-    """An edit with what it changed: the first changed line before and after, when known."""
-    old = _first_line(a.removed)
-    new = _first_line(a.added)
-    if new and old and new != old:
-        return f"edited `{a.subject}`: `{short(old, 60)}` → `{short(new, 60)}`"
-    if new and not old and a.added != a.raw:
-        return f"edited `{a.subject}`: added `{short(new, 70)}`"
-    if old and not new:
-        return f"edited `{a.subject}`: removed `{short(old, 70)}`"
+    """An edit with what it changed: the first line it took out and the first it put in (lines
+    both sides share are context, not the change), when the command says them."""
+    before = _lines(a.removed)
+    after = _lines(a.added)
+    gone = [ln for ln in before if ln not in after]
+    came = [ln for ln in after if ln not in before]
+    more = max(len(gone), len(came)) - 1
+    tail = f" (+{more} more line{'s' if more > 1 else ''})" if more > 0 else ""
+    if gone and came:
+        return f"edited `{a.subject}`: `{short(gone[0], 60)}` → `{short(came[0], 60)}`{tail}"
+    if came and a.added != a.raw:
+        return f"edited `{a.subject}`: added `{short(came[0], 70)}`{tail}"
+    if gone and not came:
+        return f"edited `{a.subject}`: removed `{short(gone[0], 70)}`{tail}"
     return f"edited `{a.subject}`" + (f" ({a.value})" if a.value else "")
 
 
-def _first_line(text: str) -> str:
-    """The first line that says something (not blank, not a lone bracket)."""
-    return next((ln.strip() for ln in (text or "").splitlines() if len(ln.strip()) > 2), "")
+def _lines(text: str) -> list[str]:
+    """The lines that say something (not blank, not a lone bracket), stripped; a sed address's
+    anchors dropped."""
+    return [ln.strip().removeprefix("^").removesuffix("$") for ln in (text or "").splitlines() if len(ln.strip()) > 2]
 
 
 def changes_between(actions: Sequence[Action], lo: int, hi: int, never_ran: frozenset[int]) -> list[Action]:
