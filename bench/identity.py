@@ -28,6 +28,12 @@ COMMANDS: dict[str, list[str]] = {
 def inputs() -> Iterator[Path]:
     """Every shipped input, relative to the repository root, sorted."""
     seen: set[Path] = set()
+    sys.path.insert(0, str(ROOT / "src"))
+    from logsleuth.render import goldens
+
+    for _, _, path in goldens.cases():  # the transcripts case.yaml lists (aider's hidden file too)
+        seen.add(Path(path))
+        yield Path(path)
     for pattern in ("sample_logs/*/*.log", "sample_logs/*/*.json", "sample_logs/*/*.jsonl",
                     "tests/real_sessions/*/session.*"):
         for p in sorted(ROOT.glob(pattern)):
