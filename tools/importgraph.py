@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("classify", ("logsleuth.classify", "logsleuth.residue", "logsleuth.pattern_tests", "logsleuth.evaluate")),
     ("actions", ("logsleuth.actions",)),
     ("link", ("logsleuth.link",)),
-    ("reasoning", ("logsleuth.reasoning",)),
+    ("reasoning", ("logsleuth.reasoning", "logsleuth.sentences")),
     ("verdict", ("logsleuth.verdict",)),  # the one judgement of a session, decided after linking
     ("analysis", ("logsleuth.analysis",)),
     ("facts", ("logsleuth.facts",)),  # what a session states about itself, before any report

@@ -74,7 +74,7 @@ def main_session(t: Transcript) -> str:
     return str(best["session"][0])
 
 
-# The agent's prose read by the reasoning stage (spaCy, ~0.7 MB/s, the slowest stage per byte):
+# The agent's prose read by the reasoning stage (rules in Python, the slowest stage per byte):
 # all of it up to this many bytes, beyond that the prose nearest the failures (what the narrative
 # quotes), so that a 200 MB session costs a second or two here, not minutes. 1 MB is ~150k words,
 # far more than the few dozen sentences a postmortem quotes; the public sample sessions hold 2-16 KB.

@@ -7,6 +7,7 @@ so an explanation never fails on a version the tables do not know yet.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
@@ -140,11 +141,33 @@ class Renderer:
     """
 
     def __init__(self, knowledge: Knowledge):
+        from jinja2 import FunctionLoader
         from jinja2.sandbox import SandboxedEnvironment
 
-        self.env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False)
+        from logsleuth.library.templatecache import disk_cache
+
+        # a template is named by its source's hash, so that jinja2's bytecode cache can keep it
+        self._sources: dict[str, str] = {}
+        self.env = SandboxedEnvironment(autoescape=False, keep_trailing_newline=False,
+                                        loader=FunctionLoader(self._load), cache_size=0,
+                                        bytecode_cache=disk_cache("knowledge", ("sandboxed", False, False)))
         self.env.filters.update(Facts(knowledge).filters())
-        self._compiled = lru_cache(maxsize=2048)(self.env.from_string)
+        self._compiled = lru_cache(maxsize=2048)(self._template)
+
+    def _load(self, name: str) -> tuple[str, None, Callable[[], bool]]:
+        return self._sources[name], None, lambda: True
+
+    def _template(self, source: str) -> Any:
+        """The compiled template of `source` (from the disk cache when there); a broken one
+        raises what `from_string` raises, so warnings read as they did."""
+        from jinja2 import TemplateSyntaxError
+
+        name = hashlib.sha256(source.encode()).hexdigest()
+        self._sources[name] = source
+        try:
+            return self.env.get_template(name)
+        except TemplateSyntaxError:
+            return self.env.from_string(source)
 
     def render(self, source: str, captures: Mapping[str, str], groups: tuple[str, ...] = ()) -> str:
         """Render one template; groups that did not take part in the match render as "".

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from logsleuth.errors import Location, UsageError
 from logsleuth.library import regexes
+from logsleuth.library.cachedir import CACHE_ENV as CACHE_ENV  # the setting tests and docs name here
+from logsleuth.library.cachedir import cache_dir
 from logsleuth.library.knowledge import Renderer
 from logsleuth.library.pattern import ROLES, Category, Knowledge, Pattern, PatternLibrary, Problem
 from logsleuth.library.schema import validate
@@ -36,7 +38,6 @@ if TYPE_CHECKING:
     import yaml
 
 ENV_VAR = "LOGSLEUTH_PATTERNS"
-CACHE_ENV = "LOGSLEUTH_CACHE_DIR"  # where the library cache goes (default $XDG_CACHE_HOME/logsleuth)
 CACHE_FORMAT = 1  # bump when what is pickled changes shape in a way file stats would not show
 CACHE_KEEP = 8  # cached libraries kept (one per pattern-dir combination and edit)
 META_DIR = "_meta"
@@ -363,14 +364,6 @@ def _key_line(p: Pattern, key: str) -> int:
 
 
 # ---------------------------------------------------------------- the cache
-
-
-def cache_dir() -> Path:
-    """$LOGSLEUTH_CACHE_DIR, else $XDG_CACHE_HOME/logsleuth, else ~/.cache/logsleuth."""
-    if os.environ.get(CACHE_ENV):
-        return Path(os.environ[CACHE_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "logsleuth"
 
 
 def _cache_key(roots: Sequence[Root], problems: Sequence[Problem]) -> str | None:

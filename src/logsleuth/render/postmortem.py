@@ -26,6 +26,8 @@ def template_env() -> Any:
     """The jinja2 environment of the reports (`cite` and `code` filters; strict undefined)."""
     import jinja2
 
+    from logsleuth.library.templatecache import disk_cache
+
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("logsleuth", "templates"),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",), default_for_string=False),
@@ -33,6 +35,9 @@ def template_env() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.StrictUndefined,
+        # keyed by these options: code compiled under others is never loaded
+        bytecode_cache=disk_cache("report", ("html.j2 autoescape", "keep_trailing_newline", "trim_blocks",
+                                             "lstrip_blocks", "StrictUndefined")),
     )
     env.filters["cite"] = refs.cite
     env.filters["code"] = inline_code
