@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PY = sys.executable
-TIMEOUT = 90
-DEADLINE = 400.0  # seconds after start: later cases are skipped, so the tarball is always written
+TIMEOUT = 75
+DEADLINE = 300.0  # seconds after start: later cases are skipped, so the tarball is always written
 START = time.monotonic()
 
 

@@ -12,21 +12,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-from logsleuth.classify import classify
-from logsleuth.evaluate import NONE, Record, read_records, record_events
+from logsleuth.evaluate import NONE, failures_by_record, read_records
 from logsleuth.library import load_library
 from logsleuth.library.pattern import PatternLibrary
-from logsleuth.model import Finding
-
-
-def failures_by_record(records: Sequence[Record], library: PatternLibrary) -> dict[str, list[Finding]]:
-    """Record id -> its findings of failure severity."""
-    events, _ = record_events(records)
-    out: dict[str, list[Finding]] = {r.id: [] for r in records}
-    for f in classify(events, library).findings:
-        if f.severity.is_failure:
-            out[f.session].append(f)
-    return out
 
 
 def _role(library: PatternLibrary, category: str) -> str:

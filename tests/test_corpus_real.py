@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from logsleuth.evaluate import NONE, evaluate
+from logsleuth.evaluate import NONE, Record, evaluate, failures_by_record
 from logsleuth.library import load_library
 
 CORPUS_DIR = Path(__file__).parent / "corpus"
@@ -27,12 +27,21 @@ HELDOUT = CORPUS_DIR / "heldout.jsonl"
 FLOOR = 0.998  # real_errors.jsonl: 541/542 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
 HELDOUT_FLOOR = 0.97  # heldout.jsonl (round 5 batch), held out: 75/77 = 0.974 at its first and only scoring
 # (tests/corpus/README.md); no pattern was written from it
+HELDOUT_RECALL = CORPUS_DIR / "heldout_recall.jsonl"
+RECALL_FLOOR = 0.95  # heldout_recall.jsonl (issue #34), held out: 23/24 = 0.958 at its one scoring after the patterns
 MIN_RECORDS, MIN_BENIGN, MIN_CATEGORIES = 300, 40, 40
 # benign texts the library still flags, by file. Held out: left unfixed while the batch is held out (fixing them means
 # writing a pattern from it).
 KNOWN_FALSE_ALARMS: dict[str, set[str]] = {
     "real_errors.jsonl": set(),
     "heldout.jsonl": set(),
+    "heldout_recall.jsonl": set(),
+}
+# failures of each file that produce no finding at all (bench/no_finding.py); held out: left as scored
+KNOWN_SILENT: dict[str, set[str]] = {
+    "real_errors.jsonl": {"nccl-shm-pytorch-37004"},  # only NCCL WARN lines: warnings, not failures
+    "heldout.jsonl": {"r5-ort-rust-loadlibrary-126-232"},
+    "heldout_recall.jsonl": {"hr-rdzv-connection-64926"},
 }
 
 
@@ -41,7 +50,7 @@ def _records(path: Path) -> list[dict[str, str]]:
 
 
 def _all() -> list[dict[str, str]]:
-    return _records(CORPUS) + _records(HELDOUT)
+    return _records(CORPUS) + _records(HELDOUT) + _records(HELDOUT_RECALL)
 
 
 def test_every_record_has_a_source() -> None:
@@ -57,14 +66,14 @@ def test_every_record_has_a_source() -> None:
 
 
 def test_heldout_is_disjoint_from_the_patterns_corpus() -> None:
-    dev, held = _records(CORPUS), _records(HELDOUT)
+    dev, held = _records(CORPUS), _records(HELDOUT) + _records(HELDOUT_RECALL)
     assert {r["id"] for r in dev}.isdisjoint(r["id"] for r in held)
     assert {r["log"] for r in dev}.isdisjoint(r["log"] for r in held)
 
 
 def test_no_pattern_example_comes_from_a_heldout_record() -> None:
     examples = {ex.text.strip() for p in load_library().patterns for ex in p.match_examples}
-    leaked = [r["id"] for r in _records(HELDOUT) if r["log"].strip() in examples]
+    leaked = [r["id"] for r in _records(HELDOUT) + _records(HELDOUT_RECALL) if r["log"].strip() in examples]
     assert leaked == []
 
 
@@ -73,10 +82,21 @@ def test_labels_are_library_categories() -> None:
     assert {r["category"] for r in _all()} - {NONE} <= cats
 
 
-@pytest.mark.parametrize(("path", "floor"), [(CORPUS, FLOOR), (HELDOUT, HELDOUT_FLOOR)], ids=["dev", "heldout"])
+@pytest.mark.parametrize(("path", "floor"), [(CORPUS, FLOOR), (HELDOUT, HELDOUT_FLOOR), (HELDOUT_RECALL, RECALL_FLOOR)],
+                         ids=["dev", "heldout", "heldout_recall"])
 def test_eval_floor(path: Path, floor: float) -> None:
     result = evaluate(str(path), load_library())
     wrong = [f"{o.id}: expected {o.expected}, got {o.predicted}" for o in result.confusions]
     assert result.accuracy >= floor, "\n".join(wrong)
     benign_flagged = {o.id for o in result.outcomes if o.expected == NONE and not o.correct}
     assert benign_flagged - KNOWN_FALSE_ALARMS[path.name] == set()
+
+
+@pytest.mark.parametrize("path", [CORPUS, HELDOUT, HELDOUT_RECALL], ids=["dev", "heldout", "heldout_recall"])
+def test_no_real_failure_passes_without_a_finding(path: Path) -> None:
+    """Every failure record yields at least one finding of failure severity (the tool_error floor)."""
+    lib = load_library()
+    recs = [r for r in _records(path) if r["category"] != NONE
+            and lib.categories[r["category"]].role not in ("success", "progress")]
+    found = failures_by_record([Record(r["id"], r["category"], r["log"]) for r in recs], lib)
+    assert {i for i, f in found.items() if not f} == KNOWN_SILENT[path.name]

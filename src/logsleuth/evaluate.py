@@ -186,6 +186,16 @@ def evaluate(path: str, library: PatternLibrary, reader: str = "auto") -> EvalRe
     return EvalResult(used, tuple(outcomes), _scores(outcomes))
 
 
+def failures_by_record(records: Sequence[Record], library: PatternLibrary) -> dict[str, list[Finding]]:
+    """Record id -> its findings of failure severity (none: a failure passed in silence)."""
+    events, _ = record_events(records)
+    out: dict[str, list[Finding]] = {r.id: [] for r in records}
+    for f in classify(events, library).findings:
+        if f.severity.is_failure:
+            out[f.session].append(f)
+    return out
+
+
 def _scores(outcomes: Sequence[Prediction]) -> tuple[CategoryScore, ...]:
     support = Counter(o.expected for o in outcomes)
     predicted = Counter(o.predicted for o in outcomes)
