@@ -87,7 +87,7 @@ def test_analyze_graph_and_classify_give_the_verdicts_answer(path: Path, answers
         assert primary is not None and primary["category"] == _category(v)
     md = _run(capsys, "analyze", str(path))
     assert f"**Outcome: {v['outcome']}.**" in md
-    assert f"ended **{v['outcome']}**" in md or v["outcome"] == "no failure" and "No failure chain" in md
+    assert f"ended **{v['outcome']}**" in md or (v["outcome"] == "no failure" and "No failure chain" in md)
     if v["outcome"] in ("resolved", "no failure"):  # a resolved report lists nothing as still open
         assert "Still unresolved:" not in md and not v["still_open"]
     html = _run(capsys, "analyze", str(path), "-O", "html")
