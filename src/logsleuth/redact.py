@@ -20,6 +20,8 @@ from typing import Any
 
 import regex
 
+from logsleuth.redact_context import Commands
+
 # A token must not be the tail of a longer word: `_ZN3hf_…` is a C++ symbol, not a Hugging Face token.
 # Boundaries also refuse `]` on the left and `[` on the right: a placeholder counts as a word, so a
 # neighbour of a masked secret is judged the same way in a second pass (idempotence).
@@ -41,6 +43,9 @@ class _Rule:
     back: str | None = None  # extends the match to the left: a regex anchored at `$` on the text before it
     raw: bool = False  # matches the text itself, not `rule_view` (a Windows path's backslashes are no escapes)
     flags: int = 0
+    # the match counts only after this regex in the same command (no `\n|;&` between): a command's
+    # flag (`curl … -u U:P`); checked by redact_context.Commands, linear where a look-behind was quadratic
+    after: str | None = None
 
 
 # Tokens recognisable by shape alone. Order matters where prefixes overlap (sk-ant- before sk-).
@@ -160,15 +165,15 @@ _CONTEXT: list[_Rule] = [
     # `curl -u user:PASS` / `--user user:PASS`: the password after the colon
     _Rule(
         "password",
-        rf"(?<=\bcurl\b[^\n|;&]*\s)(?:-u|--user)(?:=|\s*){_Q}[^\s:'\"]*:(?P<s>{_NOT_DONE}[^\s'\"\\]+)",
-        gate=("curl",), generic=True,
+        rf"(?<=\s)(?:-u|--user)(?:=|\s*){_Q}[^\s:'\"]*:(?P<s>{_NOT_DONE}[^\s'\"\\]+)",
+        gate=("curl",), generic=True, after=r"\bcurl\b",
     ),
     # registry logins and uploads: `docker login -p X`, `twine upload -p pypi-…`
     _Rule(
         "password",
-        r"(?<=\b(?:(?:docker|podman|buildah|skopeo|nerdctl|oras|helm\s+registry)\s+login|twine\s+upload)\b[^\n|;&]*\s)-p(?:=|\s+)"
-        rf"{_Q}(?P<s>{_NOT_DONE}[^\s'\"\\|;&]+)",
+        rf"(?<=\s)-p(?:=|\s+){_Q}(?P<s>{_NOT_DONE}[^\s'\"\\|;&]+)",
         gate=("-p",), generic=True,
+        after=r"\b(?:(?:docker|podman|buildah|skopeo|nerdctl|oras|helm\s+registry)\s+login|twine\s+upload)\b",
     ),
     # .netrc: `machine H login U password P`, or `password P` alone on its line
     *(
@@ -214,8 +219,8 @@ _CONTEXT: list[_Rule] = [
     _Rule("secret", rf"\badd-authtoken\s+{_Q}(?P<s>{_NOT_DONE}[^\s'\"\\]+)", gate=("add-authtoken",), generic=True),
     _Rule(
         "password",
-        rf"(?<=\b(?:mysql(?:dump|admin|sh)?|mariadb)\b[^\n|;&]*\s)-p(?P<s>{_NOT_DONE}[^\s|;&]+)",
-        gate=("-p",), generic=True,
+        rf"(?<=\s)-p(?P<s>{_NOT_DONE}[^\s|;&]+)",
+        gate=("-p",), generic=True, after=r"\b(?:mysql(?:dump|admin|sh)?|mariadb)\b",
     ),
     _Rule("password", rf"\bsshpass\s+-p\s*(?P<s>{_NOT_DONE}[^\s]+)", generic=True),
     # `wandb login KEY` (a bare 40-hex key), `echo X | docker login --password-stdin`
@@ -359,6 +364,7 @@ class _Compiled:
     rule: _Rule
     rx: Any
     back: Any
+    after: Any = None
 
 
 # A candidate secret: (start, rule index, end, kind). Only the secret part of a match counts for
@@ -375,7 +381,9 @@ _PLACEHOLDERS = tuple(sorted({_placeholder(r.kind) for r in _TOKENS + _CONTEXT +
 def _compiled(hosts: bool) -> tuple[_Compiled, ...]:
     rules = _TOKENS + _CONTEXT + (_HOSTS if hosts else [])
     return tuple(
-        _Compiled(r, regex.compile(r.pattern, r.flags), regex.compile(r.back) if r.back else None) for r in rules
+        _Compiled(r, regex.compile(r.pattern, r.flags), regex.compile(r.back) if r.back else None,
+                  regex.compile(r.after) if r.after else None)
+        for r in rules
     )
 
 
@@ -384,7 +392,13 @@ def _token_matchers() -> tuple[tuple[str, Callable[[str], Any]], ...]:
     return tuple((r.kind, regex.compile(r.pattern, r.flags).fullmatch) for r in _TOKENS)
 
 
+_SHORTEST_TOKEN = 14  # no shape of _TOKENS matches fewer characters (`xoxb-` and 10)
+
+
 def _token_kind(value: str) -> str | None:
+    """The kind of token `value` is by shape alone, if any."""
+    if len(value) < _SHORTEST_TOKEN:
+        return None
     for kind, fullmatch in _token_matchers():
         if fullmatch(value):
             return kind
@@ -559,6 +573,7 @@ class Redactor:
     def _candidates(self, raw: str) -> list[_Cand]:
         view = rule_view(raw)
         lower: str | None = None
+        commands: dict[bool, Commands] = {}
         cands: list[_Cand] = []
         for idx, c in enumerate(self._rules):
             rule = c.rule
@@ -572,6 +587,10 @@ class Redactor:
                 if not any(g in hay for g in rule.gate):
                     continue
             for m in c.rx.finditer(text, overlapped=True):
+                if c.after is not None:
+                    cmds = commands.get(rule.raw) or commands.setdefault(rule.raw, Commands(text))
+                    if not cmds.follows(c.after, m.start()):
+                        continue
                 cand = self._candidate(text, idx, c, m)
                 if cand is not None:
                     cands.append(cand)
