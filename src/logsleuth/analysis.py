@@ -117,8 +117,6 @@ def analyze_transcript(
 
     from logsleuth.actions import extract_actions
     from logsleuth.classify import classify
-    from logsleuth.link import link
-    from logsleuth.link.roles import StoryRoles
 
     session = session if session is not None else main_session(t)
     events = t.events.filter(pl.col("session") == session) if session else t.events

@@ -230,7 +230,7 @@ class Redactor:
         out: list[str] = []
         kinds: list[str] = []
         pos = 0
-        for start, _, end, kind in cands:
+        for start, idx, end, kind in cands:
             if start < pos:  # overlaps a secret already taken (leftmost wins, then rule order)
                 continue
             value = text[start:end]
@@ -240,6 +240,10 @@ class Redactor:
                 for line in _PEM_LINES.split(value):
                     if not line.startswith("-----"):
                         self.remember(line.strip(), kind)
+            elif self._rules[idx].rule.check == "split":  # so may a wrapped token's pieces, a word alone or not
+                for piece in fam.joined_token(value)[0], value.rpartition("\n")[2].lstrip(" \t>#"):
+                    if len(piece) >= MIN_KNOWN:
+                        self._add_known(piece, kind)
             out.append(text[pos:start])
             out.append(_placeholder(kind))
             kinds.append(kind)

@@ -33,7 +33,7 @@ VENDOR_TOKENS: list[dict[str, Any]] = [
     _token("linear_key", r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}", "lin_"),
     _token("grafana_token", r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})", "gl"),
     _token("tailscale_key", r"tskey-[A-Za-z0-9\-]{20,}", "tskey-"),
-    _token("sentry_token", r"sntr[ysu]_[A-Za-z0-9+/=_\-]{30,}", "sntr"),
+    _token("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_\-]{30,}", "sntry"),
     _token("newrelic_key", r"NR(?:AK|AA|II|JS)-[A-Za-z0-9]{20,}", "NR"),
     _token("pulumi_token", r"pul-[a-f0-9]{40}", "pul-"),
     _token("figma_token", r"figd_[A-Za-z0-9_\-]{30,}", "figd_"),

@@ -127,13 +127,13 @@ _CONTEXT: list[_Rule] = [
     _Rule("slack_webhook", r"https://hooks\.slack\.com/services/(?P<s>(?!\[REDACTED)[A-Za-z0-9/_\-]+)"),
     _Rule(
         "aws_secret_key",
-        rf"aws_secret(?:_access)?_key{_Q}\s*(?:[:=]|\s)\s*{_Q}\s*(?P<s>{_NOT_DONE}[A-Za-z0-9/+]{{16,40}})(?![A-Za-z0-9/+])",
+        rf"aws_secret(?:_access)?_key{_Q}(?:\s*+[:=]|(?=\s))\s*+{_Q}\s*+(?P<s>{_NOT_DONE}[A-Za-z0-9/+]{{16,40}})(?![A-Za-z0-9/+])",
         gate=("aws_secret",), gate_lower=True, flags=regex.IGNORECASE,
     ),
     _Rule("npm_token", rf"_authToken\s*=\s*{_Q}(?P<s>{_NOT_DONE}[^\s'\"\\]+)"),
     _Rule(
         "bearer_token",
-        rf"authorization{_Q}\s*[:=]\s*{_Q}\s*(?:[a-z][a-z0-9\-]*\s+)?(?P<s>{_NOT_DONE}[A-Za-z0-9._~+/\-]{{8,}}=*)",
+        rf"authorization{_Q}\s*[:=]\s*+{_Q}\s*+(?:[a-z][a-z0-9\-]*\s+)?(?P<s>{_NOT_DONE}[A-Za-z0-9._~+/\-]{{8,}}=*)",
         gate=("authorization",), gate_lower=True, generic=True, strong=True, flags=regex.IGNORECASE,
     ),
     _Rule("bearer_token", rf"\bBearer\s+(?P<s>{_NOT_DONE}[A-Za-z0-9._~+/\-]{{16,}}=*)", generic=True),

@@ -11,8 +11,8 @@ from typing import Any
 from logsleuth.analysis import Analysis
 from logsleuth.model import Severity
 from logsleuth.render import refs
-from logsleuth.render.describe import lower_first
 from logsleuth.render.compose import build_report
+from logsleuth.render.describe import lower_first
 from logsleuth.render.mdsafe import inert_html
 from logsleuth.render.report import Report
 from logsleuth.render.sections import sections_for

@@ -36,8 +36,8 @@ from logsleuth.model import (
     Sentence,
 )
 from logsleuth.reasoning import DIAGNOSIS, catch22_statements, key_quotes
-from logsleuth.render.describe import describe, edit_diff, lower_first
 from logsleuth.render import refs
+from logsleuth.render.describe import describe, edit_diff, lower_first
 from logsleuth.render.refs import cite
 from logsleuth.render.report import (
     Assumption,

@@ -48,4 +48,4 @@ def _seq(run: object) -> int | None:
     if run is None:
         return None
     result = getattr(run, "result_seq", None)
-    return int(result) if result is not None else int(getattr(run, "seq"))
+    return int(result) if result is not None else int(run.seq)
