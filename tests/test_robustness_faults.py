@@ -50,3 +50,10 @@ def test_fault_message_is_one_located_line(capsys: pytest.CaptureFixture[str]) -
     assert fail(OSError(errno.ENOSPC, "No space left on device")) == 3
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "No space left on device (hint: free some space" in err
+
+
+def test_search_db_naming_a_file_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "notes.txt").write_text("x\n")
+    assert main(["search", "error", "--db", str(tmp_path / "notes.txt")]) == 3
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not an index folder (a file)" in err and "hint:" in err
