@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import errno
 from dataclasses import dataclass
 
 
@@ -77,6 +78,14 @@ class PatternError(InputError):
     """A pattern file is invalid (schema, regex, examples)."""
 
 
+# faults of the machine around the input: a full disk or quota, a read-only or forbidden place
+FAULT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO})
+FAULT_HINTS = {errno.ENOSPC: "free some space, or give --db a folder on another disk",
+               errno.EDQUOT: "free some space, or give --db a folder on another disk",
+               errno.EROFS: "give --db a folder you can write to", errno.EACCES: "check the folder's permissions",
+               errno.EPERM: "check the folder's permissions"}
+
+
 def exit_code_for(exc: BaseException) -> ExitCode:
     """The one mapping from exceptions to process exit codes."""
     if isinstance(exc, LogsleuthError):
@@ -85,6 +94,10 @@ def exit_code_for(exc: BaseException) -> ExitCode:
     if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError, FileExistsError,
                         UnicodeDecodeError)):
         return ExitCode.INPUT
+    if isinstance(exc, OSError) and exc.errno in FAULT_ERRNOS:  # the machine's state, not a bug (issue 35)
+        return ExitCode.INPUT
+    if type(exc).__module__ == "sqlite3" and any(w in str(exc).lower() for w in ("disk is full", "readonly", "read-only")):
+        return ExitCode.INPUT  # sqlite says a fault in words
     if isinstance(exc, KeyboardInterrupt):
         return ExitCode.INTERNAL
     return ExitCode.INTERNAL

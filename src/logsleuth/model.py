@@ -114,6 +114,7 @@ class IngestReport:
     ignored: int
     skipped: tuple[Skipped, ...] = ()
     parts: tuple[IngestReport, ...] = ()
+    notes: tuple[str, ...] = ()  # what was passed over that is not a line (NUL bytes at the head)
 
     @property
     def balanced(self) -> bool:
@@ -134,6 +135,8 @@ class IngestReport:
         }
         if self.parts:
             out["parts"] = [p.to_dict() for p in self.parts]
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 

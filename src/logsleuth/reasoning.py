@@ -37,7 +37,7 @@ _FENCE = regex.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)"
 _BLOCK_START = regex.compile(r"^\s*(?:[-*+•]\s+(?:\[[ xX]\]\s+)?|\d{1,3}[.)]\s+|>\s?)")
 _HEADING = regex.compile(r"^\s*#{1,6}\s")
 _TABLE = regex.compile(r"^\s*\|.*\|\s*$")
-_LINK = regex.compile(r"!?\[([^\]\n]*)\]\([^)\s]*\)")
+_LINK = regex.compile(r"!?\[([^\[\]\n]*)\]\([^)\s]*\)")  # no `[` inside: a run of `[` was quadratic
 _EMPHASIS = regex.compile(r"\*\*|__|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
 
 

@@ -385,7 +385,7 @@ def _python(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | No
 
 
 _WRITTEN = re.compile(r"""(?:Path|open)\(\s*(?:r|f)?['"]([^'"]+)['"]""")
-_NAMED = re.compile(r"""^\s*(\w+)\s*=\s*(?:(?:pathlib\.)?Path\()?\s*(?:r|f)?['"]([^'"\n]+)['"]""", re.M)
+_NAMED = re.compile(r"""^\s*(\w+)\s*=\s*+(?:(?:pathlib\.)?Path\()?\s*(?:r|f)?['"]([^'"\n]+)['"]""", re.M)
 
 
 def _written_paths(code: str) -> list[str]:

@@ -39,7 +39,7 @@ class PkgCmd:
 
 _PYTHON = re.compile(r"^(python|python\d(\.\d+)?|py|pypy3?)$")
 _PIP = re.compile(r"^pip(\d(\.\d+)?)?$")
-_NAME = re.compile(r"^([A-Za-z0-9](?:[A-Za-z0-9._+-]*[A-Za-z0-9+])?)\s*(\[[^\]]*\])?\s*(.*)$", re.S)
+_NAME = re.compile(r"^([A-Za-z0-9](?:[A-Za-z0-9._+-]*[A-Za-z0-9+])?)\s*+(\[[^\]]*\])?\s*(.*)$", re.S)
 _PIP_WITH_ARG = frozenset({
     "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url", "--extra-index-url",
     "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--python", "-p", "--src", "--upgrade-strategy",
@@ -294,7 +294,7 @@ _PIP_FOUND = re.compile(r"Found existing installation: (\S+) (\S+)")
 _PIP_SATISFIED = re.compile(r"Requirement already satisfied: ([A-Za-z0-9][A-Za-z0-9._-]*)[^\n]*? \((\d[^)\s]*)\)")
 _APT_SETUP = re.compile(r"Setting up ([a-z0-9][a-z0-9.+-]*)(?::\w+)? \(([^)]+)\)")
 _APT_UNPACK = re.compile(r"Unpacking ([a-z0-9][a-z0-9.+-]*)(?::\w+)? \(([^)]+)\) over \(([^)]+)\)")
-_APT_NEWEST = re.compile(r"([a-z0-9][a-z0-9.+-]*) is already the newest version \(([^)]+)\)")
+_APT_NEWEST = re.compile(r"(?<![a-z0-9.+-])([a-z0-9][a-z0-9.+-]*) is already the newest version \(([^)]+)\)")
 _APT_REMOVE = re.compile(r"Removing ([a-z0-9][a-z0-9.+-]*)(?::\w+)? \(([^)]+)\)")
 _CONDA_ARROW = re.compile(r"^\s+([a-z0-9][a-z0-9._-]*)\s+(\S+)\s+-->\s+(\S+)", re.M)
 _CONDA_NEW = re.compile(r"^\s+([a-z0-9][a-z0-9._-]*)\s+(?:\S+::)\1-(\d\S*)\s*$", re.M)

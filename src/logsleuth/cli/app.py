@@ -14,7 +14,15 @@ from typing import Any
 
 import typer
 
-from logsleuth.errors import ExitCode, LogsleuthError, UsageError, exit_code_for
+from logsleuth.errors import (
+    FAULT_ERRNOS,
+    FAULT_HINTS,
+    ExitCode,
+    LogsleuthError,
+    UsageError,
+    exit_code_for,
+    shown_path,
+)
 from logsleuth.termsafe import say
 
 app = typer.Typer(
@@ -165,8 +173,10 @@ def fail(exc: BaseException) -> int:
         traceback.print_exception(exc)
     if isinstance(exc, LogsleuthError):
         msg = exc.one_line()
-    elif isinstance(exc, OSError) and exc.filename:
-        msg = f"{exc.filename}: {exc.strerror or exc}"
+    elif isinstance(exc, OSError) and (exc.filename or exc.errno in FAULT_ERRNOS):
+        where = f"{shown_path(str(exc.filename))}: " if exc.filename else ""
+        hint = FAULT_HINTS.get(exc.errno or 0)
+        msg = f"{where}{exc.strerror or exc}" + (f" (hint: {hint})" if hint else "")
     else:
         msg = f"internal error: {type(exc).__name__}: {exc} (rerun with --debug and report it)"
     say(f"logsleuth: error: {msg}")

@@ -126,7 +126,11 @@ def lint(
 
     lib = load_library(patterns, builtins=builtin)
     facts = facts_for(patterns, builtin)  # the fact patterns (patterns/_facts) are linted too
-    problems = [*lib.problems, *facts.problems]
+    from logsleuth.library.linear import problems_of
+
+    # a super-linear regex is rejected here (the Rust engine that matches it stays linear; the
+    # Python side that captures from it would not): issue 35
+    problems = [*lib.problems, *facts.problems, *problems_of(lib.patterns)]
     errors = [p for p in problems if p.level == "error"]
     if output_format is TableOrJson.json:
         emit(jsonout.dumps([{"path": p.path, "line": p.line, "level": p.level, "message": p.message}

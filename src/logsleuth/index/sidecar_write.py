@@ -44,20 +44,36 @@ def write(db: Path, lib: PatternLibrary, frame: Any, digest: str) -> None:
     dest = db / SIDECAR
     tmp = db / f".{SIDECAR}.{os.getpid()}.tmp"
     tmp.unlink(missing_ok=True)
-    con = sqlite3.connect(tmp)
     try:
-        con.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")
-        fill(con, frame)
-        paths = library_paths()
-        meta = {"format": FORMAT, "manifest": digest, "library": library_stamp(paths),
-                "library_paths": orjson.dumps(paths).decode(), "snapshot": orjson.dumps(snapshot(lib)).decode()}
-        con.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
-        con.commit()
-    finally:
-        con.close()
-    with open(tmp, "rb+") as f:
-        os.fsync(f.fileno())
-    os.replace(tmp, dest)
+        con = sqlite3.connect(tmp)
+        try:
+            con.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;")
+            fill(con, frame)
+            paths = library_paths()
+            meta = {"format": FORMAT, "manifest": digest, "library": library_stamp(paths),
+                    "library_paths": orjson.dumps(paths).decode(), "snapshot": orjson.dumps(snapshot(lib)).decode()}
+            con.executemany("INSERT INTO meta VALUES (?, ?)", sorted(meta.items()))
+            con.commit()
+        finally:
+            con.close()
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, dest)
+    except (OSError, sqlite3.Error) as exc:  # a full disk, a read-only folder: no temp file is left behind
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise _as_os_error(exc, tmp) from exc
+
+
+def _as_os_error(exc: BaseException, path: Path) -> OSError:
+    """A failed write as an OSError with its errno (sqlite says "database or disk is full" in words)."""
+    import errno
+
+    if isinstance(exc, OSError):
+        return exc
+    full = "full" in str(exc).lower()
+    code = errno.ENOSPC if full else errno.EIO
+    return OSError(code, os.strerror(code), str(path.parent))
 
 
 def memory(frame: Any) -> sqlite3.Connection:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 from collections.abc import Sequence
 
 import polars as pl
@@ -76,7 +78,7 @@ def read_candidates(arg: str, fmt: str | None, needles: Sequence[str], regexes: 
     if spec.name == "text" and (fmt or not _looks_json(probe.head)):
         from logsleuth.ingest import logscan
 
-        return logscan.scan(probe, needles, regexes)
+        return _with_nul_note(logscan.scan(probe, needles, regexes), probe)
     return _guarded(spec, probe) if fmt else _detected(probe)
 
 
@@ -112,7 +114,15 @@ def _guarded(spec: ReaderSpec, probe: Probe) -> Transcript:
             raise InputError(f"corrupt {probe.compression} stream: {exc}", Location(probe.display)) from exc
         raise
     _release_freed_memory()
-    return t
+    return _with_nul_note(t, probe)
+
+
+def _with_nul_note(t: Transcript, probe: Probe) -> Transcript:
+    """The transcript with a note of the NUL bytes skipped at the input's head, if any."""
+    if not probe.nul_head:
+        return t
+    note = f"{probe.display}: skipped {probe.nul_head} NUL bytes at the head (a log truncated by copytruncate or a crash)"
+    return Transcript(t.events, dataclasses.replace(t.report, notes=(*t.report.notes, note)))
 
 
 def _release_freed_memory() -> None:
@@ -258,6 +268,7 @@ def _read_folder(probe: Probe) -> Transcript:
             s if s.source else Skipped(s.line, s.reason, r.source) for r in reports for s in r.skipped
         ),
         parts=reports,
+        notes=tuple(n for r in reports for n in r.notes),
     )
     return Transcript(events, report)
 
@@ -285,6 +296,8 @@ def _distinct_sessions(frames: list[pl.DataFrame]) -> list[pl.DataFrame]:
 
 
 def _reject_unreadable(probe: Probe) -> None:
+    if probe.nul_head and not probe.head:
+        raise InputError(f"only NUL bytes ({probe.nul_head})", Location(probe.display), "nothing to analyse")
     why = unreadable(probe.head)
     if why is not None:
         raise InputError(why, Location(probe.display), "nothing to analyse" if why == "empty file" else None)
@@ -304,11 +317,15 @@ def unreadable(head: bytes) -> str | None:
 _CONTROL = bytes(c for c in range(32) if c not in b"\t\n\r\x0c\x1b\x08")
 
 
-def _looks_binary(sample: bytes) -> bool:
-    """NULs, or a tenth of the text being control bytes or invalid UTF-8: no log looks like that.
+_NUL_RUN = re.compile(rb"\x00{8,}")
 
-    A few stray NULs or Latin-1 bytes in a real log stay readable (readers drop or replace them).
+
+def _looks_binary(sample: bytes) -> bool:
+    """Over the window, NULs outside runs or a tenth of the text being control bytes or invalid
+    UTF-8: no log looks like that. Runs of NULs (a hole left by a crash or `copytruncate`) are
+    passed over, and a few stray NULs or Latin-1 bytes stay readable (readers drop or replace them).
     """
+    sample = _NUL_RUN.sub(b"", sample)
     if sample.count(b"\x00") > len(sample) // 100:
         return True
     text = sample.decode("utf-8", "replace")

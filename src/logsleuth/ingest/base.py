@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import errno
 import gzip
@@ -50,6 +51,7 @@ class Probe:
     compression: str | None = None  # "gzip" | "zstd" | None
     spool: Any = None  # a seekable file holding stdin
     encoding: str | None = None  # "utf-16" | "utf-32" (from a byte-order mark): read as UTF-8
+    nul_head: int = 0  # NUL bytes at the file's head, skipped (a log truncated by `logrotate copytruncate`)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "display", shown_path(self.display))
@@ -75,6 +77,8 @@ class Probe:
         else:
             assert self.path is not None
             raw = open(self.path, "rb")  # noqa: SIM115 - returned to caller
+            if self.nul_head:
+                raw.seek(self.nul_head)
         if self.compression is None:
             return raw if self.encoding is None else _utf8_of(raw, self.encoding)
         from logsleuth.ingest.bounds import bounded
@@ -184,26 +188,67 @@ def make_probe(arg: str) -> Probe:
         if not os.access(path, os.R_OK | os.X_OK):
             raise InputError("permission denied", Location(arg))
         return Probe(display=arg, path=path, is_dir=True, head=b"")
-    if not stat.S_ISREG(mode):  # a FIFO, a device, a socket: read once (opening twice would block), bounded
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):  # /dev/urandom would be read to the size bound first
+        raise InputError("a device, not a file", Location(arg),
+                         "to read from it, pipe a bounded part: `head -c 100M DEVICE | logsleuth … -`")
+    if not stat.S_ISREG(mode):  # a FIFO, a socket: read once (opening twice would block), bounded
         return _stream_probe(arg, path)
+    nul_head = 0
     try:
         with open(path, "rb") as f:
             first = f.read(HEAD_BYTES)
+            if first[:1] == b"\x00":
+                nul_head, first = skip_nul_head(f, first)
     except PermissionError as exc:
         raise InputError("permission denied", Location(arg), "check the file's permissions") from exc
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", Location(arg)) from exc
     compression = _compression_of(first)
     if compression is None and _encoding_of(first) is None:  # the head is the bytes read: no second open
-        return Probe(display=arg, path=path, is_dir=False, head=first, compression=None)
+        return Probe(display=arg, path=path, is_dir=False, head=first, compression=None, nul_head=nul_head)
     return _with_head(Probe(display=arg, path=path, is_dir=False, head=b"", compression=compression))
+
+
+FIFO_WAIT_S = 10.0  # how long a FIFO may stay silent at open before it is refused (no writer)
+
+
+def _open_fifo(arg: str, path: Path) -> int:
+    """A blocking descriptor of the FIFO once something is written to it (or its writer closed it);
+    refused with a located line after FIFO_WAIT_S of silence: a FIFO without a writer blocks forever."""
+    import select
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    poller = select.poll()
+    poller.register(fd, select.POLLIN | select.POLLHUP)
+    if not poller.poll(int(FIFO_WAIT_S * 1000)):
+        os.close(fd)
+        raise InputError(f"a FIFO that nothing wrote to in {FIFO_WAIT_S:.0f} s (no writer?)", Location(arg),
+                         "start its writer first, or pipe the input into `-`")
+    os.set_blocking(fd, True)
+    return fd
+
+
+def skip_nul_head(f: IO[bytes], first: bytes) -> tuple[int, bytes]:
+    """(how many NUL bytes start the file, the HEAD_BYTES after them): what `copytruncate` or a
+    crash leaves at a log's head is skipped, not taken for a binary file. Sparse holes are jumped."""
+    pos = 0  # the offset of `first` in the file
+    while first and not first.strip(b"\x00"):
+        pos = f.tell()
+        with contextlib.suppress(OSError):  # ENXIO: no data past `pos`; read on
+            pos = os.lseek(f.fileno(), pos, os.SEEK_DATA)
+            f.seek(pos)
+        first = f.read(HEAD_BYTES)
+    skipped = pos + len(first) - len(first.lstrip(b"\x00"))
+    f.seek(skipped)
+    return skipped, f.read(HEAD_BYTES)
 
 
 def _stream_probe(arg: str, path: Path) -> Probe:
     from logsleuth.ingest.bounds import spool_stream
 
     try:
-        with open(path, "rb") as f:
+        fd = _open_fifo(arg, path)
+        with os.fdopen(fd, "rb") as f:
             spool = spool_stream(f, arg)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", Location(arg)) from exc

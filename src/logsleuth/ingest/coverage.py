@@ -146,7 +146,10 @@ def suggest_format(path: str, current: str) -> str | None:
 
 
 def check(t: Transcript, *, strict: bool = False) -> None:
-    """Print one warning line per under-read input; with `strict`, fail with exit 3 instead."""
+    """Print one warning line per under-read input; with `strict`, fail with exit 3 instead.
+    What a reader passed over that is no line (NULs at a head) is one note line each."""
+    for note in t.report.notes:
+        say(f"logsleuth: note: {note}")
     found = under_read(t)
     if not found:
         return

@@ -16,6 +16,7 @@ a benchmark can time each one: `iter_line_frames` / `read_lines_frame`, `classif
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import IO
 
@@ -102,13 +103,14 @@ def sniff(probe: Probe) -> bool:
     """Any textual input: few NUL bytes and few control characters in the head."""
     if probe.is_dir or not probe.head:
         return False
-    sample = probe.head[:8192]
+    sample = _NUL_RUN.sub(b"", probe.head[:8192])  # a hole of NULs is passed over (ingest.unreadable)
     if sample.count(b"\x00") > len(sample) // 100:
         return False
     controls = len(sample) - len(sample.translate(None, _SNIFF_CONTROLS))  # one pass, not one count per byte value
     return controls <= len(sample) // 20
 
 
+_NUL_RUN = re.compile(rb"\x00{8,}")
 _SNIFF_CONTROLS = bytes((*range(1, 8), 11, *range(14, 27), *range(28, 32)))
 
 

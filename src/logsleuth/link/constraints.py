@@ -45,9 +45,9 @@ _VAGUE = frozenset(
 def _object_word(w: str) -> bool:
     """A word of what a rule protects: not a function word, not a verb form (`modified or replaced`)."""
     return w not in _VAGUE and not re.fullmatch(r"[a-z]+(ed|ing)", w)
-_PIN = re.compile(r"^\s*(?:\d+\s*[→:\t|]\s*)?([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(===?|~=|>=|<=)\s*([^\s;#,]+)",
+_PIN = re.compile(r"^\s*(?:\d+\s*[→:\t|]\s*)?([A-Za-z0-9][A-Za-z0-9._-]*)\s*+(?:\[[^\]]*\])?\s*(===?|~=|>=|<=)\s*([^\s;#,]+)",
                   re.M)
-_PINNED_LIST = re.compile(r"""["']([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(===?)\s*([^\s"';,]+)["']""")
+_PINNED_LIST = re.compile(r"""["']([A-Za-z0-9][A-Za-z0-9._-]*)\s*+(?:\[[^\]]*\])?\s*(===?)\s*([^\s"';,]+)["']""")
 # The agent saying that the way out goes against the request.
 _BLOCKED = re.compile(
     r"\b((without|would mean|would require|requires?|means?) (breaking|violating|going against|giving up|dropping|"

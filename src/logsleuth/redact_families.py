@@ -1,0 +1,146 @@
+"""Secret families the redaction rules of redact.py add to the kinds they list one by one (issue 35).
+
+Each family is rule fields (`redact._Rule(**fields)`): vendor prefixes, key files (`.pgpass`,
+WireGuard), natural-language disclosures ("my password is …"), tokens wrapped across a line break,
+and base64 that decodes to any of these. A `check` names the test the match must also pass
+(redact.Redactor._checked): the rule's regex only finds where to look.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+_L = r"(?<![A-Za-z0-9_\]])"
+_R = r"(?![A-Za-z0-9_\-\[])"
+_NOT_DONE = r"(?!\[REDACTED|\[user\])"
+
+
+def _token(kind: str, body: str, gate: str) -> dict[str, Any]:
+    return {"kind": kind, "pattern": rf"{_L}{body}{_R}", "gate": (gate,)}
+
+
+# Vendor prefixes, each a literal-led shape (gitleaks' and the vendors' documented formats).
+VENDOR_TOKENS: list[dict[str, Any]] = [
+    _token("age_key", r"AGE-SECRET-KEY-1[0-9A-Z]{50,}", "AGE-SECRET-KEY-"),
+    _token("mailgun_key", r"key-[0-9a-f]{32}", "key-"),
+    _token("atlassian_token", r"AT[AC]TT3[A-Za-z0-9_\-=]{40,}", "TT3"),
+    _token("doppler_token", r"dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}", "dp."),
+    _token("postman_key", r"PMAK-[A-Za-z0-9]{20,}-[A-Za-z0-9]{20,}", "PMAK-"),
+    _token("shopify_token", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", "shp"),
+    _token("terraform_token", r"[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_\-]{40,}", "atlasv1"),
+    _token("linear_key", r"lin_(?:api|oauth)_[A-Za-z0-9]{32,}", "lin_"),
+    _token("grafana_token", r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})", "gl"),
+    _token("tailscale_key", r"tskey-[A-Za-z0-9\-]{20,}", "tskey-"),
+    _token("sentry_token", r"sntry[su]_[A-Za-z0-9+/=_\-]{30,}", "sntry"),
+    _token("newrelic_key", r"NR(?:AK|AA|II|JS)-[A-Za-z0-9]{20,}", "NR"),
+    _token("pulumi_token", r"pul-[a-f0-9]{40}", "pul-"),
+    _token("figma_token", r"figd_[A-Za-z0-9_\-]{30,}", "figd_"),
+    _token("notion_token", r"ntn_[A-Za-z0-9]{40,}", "ntn_"),
+    _token("rubygems_key", r"rubygems_[a-f0-9]{48}", "rubygems_"),
+    _token("nuget_key", r"oy2[a-z0-9]{43}", "oy2"),
+    _token("buildkite_token", r"bkua_[a-f0-9]{40}", "bkua_"),
+    _token("square_token", r"(?:EAAA|sq0atp-|sq0csp-)[A-Za-z0-9_\-]{22,}", "sq0"),
+    _token("square_token", r"EAAA[A-Za-z0-9_\-]{60}", "EAAA"),
+    _token("brevo_key", r"xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}", "xkeysib-"),
+    _token("twilio_key", r"SK[0-9a-f]{32}", "SK"),
+    _token("onepassword_token", r"ops_eyJ[A-Za-z0-9_\-]{20,}", "ops_"),
+    _token("fly_token", r"fo1_[A-Za-z0-9_\-]{30,}", "fo1_"),
+    _token("planetscale_token", r"pscale_(?:tkn|pw|oauth)_[A-Za-z0-9_\-=.]{30,}", "pscale_"),
+    _token("render_key", r"rnd_[A-Za-z0-9]{20,}", "rnd_"),
+    _token("heroku_key", r"HRKU-[A-Za-z0-9_\-]{30,}", "HRKU-"),
+    _token("dynatrace_token", r"dt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}", "dt0c01."),
+    _token("artifactory_key", r"AKCp[A-Za-z0-9]{60,}", "AKCp"),
+    _token("supabase_token", r"sbp_[a-f0-9]{40}", "sbp_"),
+    _token("xai_key", r"xai-[A-Za-z0-9]{60,}", "xai-"),
+    _token("perplexity_key", r"pplx-[A-Za-z0-9]{40,}", "pplx-"),
+    _token("runpod_key", r"rpa_[A-Za-z0-9]{30,}", "rpa_"),
+    _token("easypost_key", r"EZ[AT]K[a-zA-Z0-9]{54}", "EZ"),
+    # an Entra ID (Azure AD) client secret: three characters, a digit, `Q~`, then 31 to 34
+    {"kind": "azure_client_secret", "pattern": r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}"
+     r"(?![A-Za-z0-9_~.\-])", "gate": ("Q~",)},
+]
+
+# every literal a vendor token starts with (what a token cut by a line break still shows)
+SPLIT_PREFIXES = (
+    r"sk-ant-|sk-|gh[pousr]_|github_pat_|hf_|xox[abprse]-|glpat-|npm_|pypi-AgE|AKIA|ASIA|AIza|nvapi-|gsk_|hv[sbr]\."
+    r"|dckr_pat_|lsv2_|pcsk_|lin_api_|AGE-SECRET-KEY-|dp\.pt\.|PMAK-|shpat_|figd_|ntn_|glsa_|tskey-|sntrys_|pul-"
+)
+
+# Context families: key files, natural language, wrapped and encoded tokens.
+CONTEXT: list[dict[str, Any]] = [
+    # ~/.pgpass: `host:port:database:user:password`, one entry a line
+    {"kind": "password", "pattern": rf"^[ \t]*+[^:\s]++:(?:\d++|\*):[^:\s]++:[^:\s]++:(?P<s>{_NOT_DONE}[^\s:]++)[ \t]*+$",
+     "gate": (":",), "generic": True, "flags": "MULTILINE"},
+    # WireGuard: `PrivateKey = <44 base64>` and `PresharedKey = …`
+    {"kind": "wireguard_key", "pattern": rf"(?:private|preshared)key\s*+=\s*+(?P<s>{_NOT_DONE}[A-Za-z0-9+/]{{42,43}}=)",
+     "gate": ("key",), "gate_lower": True, "flags": "IGNORECASE"},
+    # prose: "my password is X", "the token for prod was X", "api key: X"
+    {"kind": "password",
+     "pattern": r"\b(?:password|passphrase|passcode|passwd|pwd|token|api[ _\-]?key|secret(?:[ _]key)?)"
+                r"(?:[ \t]++for[ \t]++[\w.@\-]++)?[ \t]++(?:is|was|=|:)[ \t]++(?:now[ \t]++|still[ \t]++|set[ \t]++to[ \t]++)?"
+                rf"[\"'`“]?(?P<s>{_NOT_DONE}[^\s\"'`”]++)",
+     "gate": (" is ", " was ", ": ", "="), "gate_lower": True, "flags": "IGNORECASE", "check": "prose",
+     "generic": True},
+    # a token that a terminal, an editor or a renderer broke across two lines (possibly escaped `\n`)
+    {"kind": "split_token",
+     "pattern": rf"{_L}(?:{SPLIT_PREFIXES})[A-Za-z0-9_\-.]{{2,}}+[ \t]*+\\?\r?\n[ \t>#]*+[A-Za-z0-9_\-]{{4,}}+{_R}",
+     "gate": ("\n",), "check": "split"},
+    # base64 that decodes to a secret (an env file or a config passed as one blob); searched only when
+    # the text holds the base64 form of a secret-ish word (ENCODED_NEEDLES)
+    {"kind": "encoded_secret", "pattern": r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,}+={0,2}+(?![A-Za-z0-9+/=])",
+     "check": "base64"},
+]
+
+_ENCODED_WORDS = (
+    "TOKEN", "PASSWORD", "SECRET", "PASSWD", "API_KEY", "ACCESS_KEY", "PRIVATE KEY", "token", "password",
+    "secret", "passwd", "api_key", "apikey", "export ", "ghp_", "github_pat_", "sk-ant-", "sk-proj-", "AKIA",
+    "xoxb-", "glpat-", "hf_", "AGE-SECRET", "PMAK-", "lin_api_", "://",
+)
+
+
+def _stable_forms(word: bytes) -> list[str]:
+    """The base64 text `word` becomes at each of the three alignments, without the characters
+    that depend on the bytes around it."""
+    forms = []
+    for pad in range(3):
+        enc = base64.b64encode(b"\0" * pad + word + b"\0\0").decode()
+        lead = -(-pad * 4 // 3)  # characters touched by the padding before the word
+        tail = -(-(pad + len(word)) * 4 // 3) if (pad + len(word)) % 3 else (pad + len(word)) * 4 // 3
+        stable = enc[lead : tail - (1 if (pad + len(word)) % 3 else 0)]
+        if len(stable) >= 4:
+            forms.append(stable)
+    return forms
+
+
+ENCODED_NEEDLES: tuple[str, ...] = tuple(sorted({f for w in _ENCODED_WORDS for f in _stable_forms(w.encode())}))
+CONTEXT[-1]["gate"] = ENCODED_NEEDLES
+
+
+def decoded_text(blob: str) -> str | None:
+    """`blob` decoded from base64 when it is text (UTF-8, mostly printable), else None."""
+    body = blob.rstrip("=")
+    try:
+        raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    printable = sum(c.isprintable() or c in "\n\r\t" for c in text)
+    return text if text and printable >= 0.9 * len(text) else None
+
+
+def prose_value(value: str) -> bool:
+    """A value told in prose that is a credential, not a word: it has a digit, a symbol or mixed
+    case (`hunter2`, `Summer2024!`), not `wrong`, `expired`, `incorrect`."""
+    value = value.rstrip(".,;:!?)")
+    if len(value) < 4 or (value.isalpha() and (value.islower() or value.istitle())):
+        return False
+    return any(c.isdigit() for c in value) or not value.isalnum() or not value.islower()
+
+
+def joined_token(span: str) -> tuple[str, str]:
+    """A wrapped token's two pieces: the head (its first line) and the whole, line break removed."""
+    head, _, rest = span.partition("\n")
+    head = head.rstrip(" \t\r\\")
+    return head, head + rest.lstrip(" \t>#")
