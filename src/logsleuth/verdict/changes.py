@@ -23,7 +23,7 @@ _BACKUP = re.compile(r"(?:\.(?:orig|bak|backup|old|save|saved|copy|prev|before)\
 _COPY = re.compile(r"^\s*(?:sudo\s+)?(?:cp|rsync|install)\b")
 _READ_ONLY = re.compile(r"^\s*(?:ls|cat|head|tail|find|grep|rg|stat|file|readelf|objdump|nm|ldd|which|echo|printf|"
                         r"test|\[|du|wc|realpath|readlink|env|printenv|type|command|python3?\s+-c)\b")
-_SEP = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+_SEP = re.compile(r"(?:&&|\|\||;|\|)")  # pieces are stripped after: a leading \s* rescans every blank run
 _FLAG_KINDS = frozenset({K.FLAG_ADDED, K.FLAG_CHANGED, K.FLAG_REMOVED})
 # Flags that change how a run reports, not what it does: dropping `-q` fixes nothing.
 _COSMETIC = re.compile(r"^-(?:q+|v+|s|x|rA|ra|rs|l)$|^--(?:quiet|verbose|tb|color|colour|no-header|durations|"

@@ -20,7 +20,20 @@ _MARKED = re.compile(r"\b(?:root[- ]cause|underlying (?:cause|problem|issue)|(?:
                      r"\b(?:\s+(?:here|of (?:this|the \w+)))?\s*(?:is|was|:|—|-)\s*", re.I)
 _BECAUSE = re.compile(r"\b(?:because|is caused by|was caused by|due to|the (?:problem|issue|cause) is that)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])|\n+")
-_TOKEN = re.compile(r"\b\d+\.\d+(?:\.\d+)?[\w+.-]*|`[^`\n]{2,60}`|\b[A-Za-z_][\w.-]*(?:[_./-]|\d)[\w./-]*\b")
+# a version, a code span, or a word; `_tokens` keeps the words that hold a digit or one of _./-
+# (one repeat per alternative: the audit found the old word shape's two repeats quadratic)
+_TOKEN = re.compile(r"\b\d+\.\d[\w+.-]*|`[^`\n]{2,60}`|\b[A-Za-z_][\w./-]*")
+_TELLING = re.compile(r"[_./\d-]")
+
+
+def _tokens(text: str) -> set[str]:
+    """The distinctive tokens of a text, lower-cased (versions, code spans, dotted/underscored names)."""
+    out = set()
+    for raw in _TOKEN.findall(text):
+        t = raw.strip("`").rstrip(".-/").lower() if not raw.startswith("`") else raw.strip("`").lower()
+        if raw.startswith("`") or t[:1].isdigit() or _TELLING.search(t):
+            out.add(t)
+    return out
 _STOP = frozenset({"e.g", "i.e", "etc", "vs"})
 
 
@@ -106,11 +119,11 @@ def _facts(ctx: Context, episodes: Sequence[Episode], failures: Sequence[Failure
     """Distinctive tokens of the failures' text and of what their fixes changed (lower-cased)."""
     text = " ".join(f.text for ep in episodes for f in ep.findings[:2])
     text += " " + " ".join(f"{c.subject} {c.text}" for f in failures for c in f.fix)
-    return {t.strip("`").lower() for t in _TOKEN.findall(text) if len(t.strip("`")) >= 3} - _STOP
+    return {t for t in _tokens(text) if len(t) >= 3} - _STOP
 
 
 def _corroborated(sentence: str, facts: set[str]) -> bool:
-    mine = {t.strip("`").lower() for t in _TOKEN.findall(sentence)}
+    mine = _tokens(sentence)
     return any(m in facts or any(m in f or f in m for f in facts if len(f) >= 4 and len(m) >= 4) for m in mine)
 
 
