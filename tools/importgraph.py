@@ -30,9 +30,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("actions", ("logsleuth.actions",)),
     ("link", ("logsleuth.link",)),
     ("reasoning", ("logsleuth.reasoning", "logsleuth.sentences")),
+    ("facts", ("logsleuth.facts",)),  # what a session states about itself (versions, machine): the verdict reads them
     ("verdict", ("logsleuth.verdict",)),  # the one judgement of a session, decided after linking
     ("analysis", ("logsleuth.analysis",)),
-    ("facts", ("logsleuth.facts",)),  # what a session states about itself, before any report
     ("render", ("logsleuth.render",)),
     ("index", ("logsleuth.index",)),  # writes the search sidecar: search reads it
     ("search", ("logsleuth.search",)),

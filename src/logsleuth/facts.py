@@ -140,7 +140,7 @@ def session_facts(an: Analysis, library: FactLibrary | None = None) -> SessionFa
     """The facts of the analysed session (masked if the analysis was)."""
     lib = library if library is not None else builtin_facts()
     events = an.events
-    rows = _output_rows(events, lib)
+    rows = output_rows(events, lib)
     machine = read_machine(rows, an.actions, lib)
     stack = read_stack(rows, an.actions, lib)
     installed = tuple(
@@ -222,7 +222,7 @@ def human_minutes(minutes: int | None, stamps: int | None = None) -> str:
 # -- the machine and the stack, by fact patterns ---------------------------------------------------
 
 
-def _output_rows(events: Any, lib: FactLibrary) -> list[tuple[int, str, str]]:
+def output_rows(events: Any, lib: FactLibrary) -> list[tuple[int, str, str]]:
     """(seq, kind, text) of the events an `output` fact pattern may read, in seq order: one
     vectorised pass over every prefilter instead of a substring test per row of a long session."""
     import polars as pl

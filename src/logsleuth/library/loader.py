@@ -181,7 +181,15 @@ def _load_causes(root: Root, folder: Path, meta: _Meta, problems: list[Problem])
         cat = meta.categories.get(name)
         if cat is not None and isinstance(row, Mapping):
             meta.categories[name] = replace(
-                cat, cause=str(row.get("kind") or ""), condition=str(row.get("condition") or ""))
+                cat, cause=str(row.get("kind") or ""), condition=str(row.get("condition") or ""),
+                when=tuple(_cause_when(row.get("when"))))
+
+
+def _cause_when(rows: object) -> list[tuple[str, str, str, str]]:
+    """causes.yaml `when: [{package, version_has, kind, condition}]`, the well-formed rows."""
+    keys = ("package", "version_has", "kind", "condition")
+    ok = [r for r in rows if isinstance(r, Mapping) and all(r.get(k) for k in keys)] if isinstance(rows, list) else []
+    return [(str(r["package"]).lower(), str(r["version_has"]), str(r["kind"]), str(r["condition"])) for r in ok]
 
 
 def _load_meta(root: Root, meta: _Meta, problems: list[Problem]) -> None:

@@ -146,6 +146,9 @@ class Category:
     role: str = ""  # one of ROLES; "" only in a library whose categories.yaml predates roles
     cause: str = ""  # causes.yaml: the kind of underlying condition ("symptom": says only that something failed)
     condition: str = ""  # causes.yaml: the condition as a sentence, `{line}` the failure's telling line
+    # causes.yaml `when`: (package, text its version holds, kind, condition): the condition a fact of
+    # the session implies instead (a `+cpu` torch makes "CUDA_HOME not set" a CPU build)
+    when: tuple[tuple[str, str, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

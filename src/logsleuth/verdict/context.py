@@ -3,6 +3,7 @@ the calls that never ran, the agent's prose, the findings' categories and what t
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,21 @@ class Context:
     causes: Mapping[str, str]  # category -> cause kind ("symptom" for a symptom's category)
     conditions: Mapping[str, str]  # category -> the condition as a sentence ({line}: the telling line)
     not_run: frozenset[str]  # categories of a call that never ran
+    when: Mapping[str, tuple[tuple[str, str, str, str], ...]] = dataclasses.field(default_factory=dict)  # causes.yaml `when`
+
+    @functools.cached_property
+    def facts(self) -> dict[str, str]:
+        """What the session establishes about its machine and stack, by name: `nvcc`, `cuda` (the
+        driver's), and each package's version as last seen (`torch`: `2.13.0+cpu`)."""
+        from logsleuth.facts import output_rows, read_machine, read_stack
+        from logsleuth.library.fact_patterns import builtin_facts
+
+        lib = builtin_facts()
+        rows = output_rows(self.events, lib) if self.events.height else []
+        m = read_machine(rows, self.actions, lib)
+        out = {v.package: v.version for v in read_stack(rows, self.actions, lib)}
+        out.update({k: c.text for k, c in (("nvcc", m.nvcc), ("cuda", m.cuda)) if c is not None})
+        return out
 
     @functools.cached_property
     def idx(self) -> RunIndex:
@@ -116,6 +132,11 @@ def category_maps(categories: Mapping[str, object]) -> tuple[dict[str, str], dic
     conditions = {n: str(getattr(c, "condition", "") or "") for n, c in categories.items()}
     not_run = frozenset(n for n, c in categories.items() if getattr(c, "role", "") == "not_run")
     return titles, causes, conditions, not_run
+
+
+def cause_rules(categories: Mapping[str, object]) -> dict[str, tuple[tuple[str, str, str, str], ...]]:
+    """category -> its causes.yaml `when` rows (the conditions a session's facts imply)."""
+    return {n: tuple(getattr(c, "when", ())) for n, c in categories.items() if getattr(c, "when", ())}
 
 
 def episodes_by_id(graph: CausalGraph) -> dict[str, Episode]:

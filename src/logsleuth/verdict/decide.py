@@ -9,7 +9,7 @@ import polars as pl
 
 from logsleuth.model import Action, CausalGraph, Finding, Run
 from logsleuth.verdict.bends import find_bends
-from logsleuth.verdict.context import Context, category_maps
+from logsleuth.verdict.context import Context, category_maps, cause_rules
 from logsleuth.verdict.failures import failure_verdicts
 from logsleuth.verdict.model import Verdict
 from logsleuth.verdict.outcome import decide_ending, success_run
@@ -22,7 +22,7 @@ def decide(events: pl.DataFrame, findings: Sequence[Finding], actions: Sequence[
     """The one judgement of the session `graph` is about (`events` are that session's)."""
     titles, causes, conditions, not_run = category_maps(categories)
     ctx = Context(events, tuple(findings), tuple(a for a in actions if a.session == graph.session), graph,
-                  titles, causes, conditions, not_run)
+                  titles, causes, conditions, not_run, cause_rules(categories))
     success = success_run(ctx) if ctx.transcript else None
     pre = failure_verdicts(ctx, _seq(success))
     bends = find_bends(ctx, pre, success)

@@ -45,35 +45,57 @@ def decide_root_cause(ctx: Context, failures: Sequence[FailureVerdict]) -> RootC
     title = ctx.title(ep)
     mine = [f for f in failures if f.id == ep.id]
     marked, because = _agent_conclusions(ctx, _facts(ctx, [ep], mine), _diagnosis_ends(mine))
-    kind = ctx.causes.get(ep.category) or "unknown"
+    implied = _implied(ctx, ep)
+    kind = implied[0] if implied else ctx.causes.get(ep.category) or "unknown"
     specific = kind not in ("symptom", "unknown")
     for found in (marked, None if specific else because):
         if found is not None:
             seq, text = found
             return RootCause(text, kind if specific else "unknown", ep.id, (seq, ep.occurrences[0]), "agent", title)
     if specific:
-        return RootCause(_condition(ctx, ep), kind, ep.id, (ep.occurrences[0],), "knowledge", title)
+        return RootCause(_condition(ctx, ep, implied[1] if implied else None), kind, ep.id, (ep.occurrences[0],),
+                         "knowledge", title)
     fixed = _from_fix(ctx, ep, failures)
     if fixed is not None:
         return RootCause(fixed[0], fixed[1], ep.id, (ep.occurrences[0],), "fix", title)
     return RootCause(None, "unknown", ep.id, (ep.occurrences[0],), "none", title)
 
 
-def _condition(ctx: Context, ep: Episode) -> str:
-    cat = ctx.conditions.get(ep.category, "") or "{line}"
-    text = cat.format(line=f"`{telling_line(ep)}`")
+def _implied(ctx: Context, ep: Episode) -> tuple[str, str] | None:
+    """(kind, condition) a fact of the session implies for this failure (causes.yaml `when`)."""
+    for package, has, kind, condition in ctx.when.get(ep.category, ()):
+        if has in ctx.facts.get(package, ""):
+            return kind, condition
+    return None
+
+
+def _condition(ctx: Context, ep: Episode, template: str | None = None) -> str:
+    """The category's condition sentence, filled from the failure's captures and the session's
+    facts (`{nvcc}`, `{torch}`, `{arch}`); a `[…]` part whose value is unknown is left out."""
+    values = {**{k: str(v) for k, v in ep.first.captures.items() if v}, **ctx.facts}
+    values["line"] = f"`{telling_line(ep)}`"
+    cat = template or ctx.conditions.get(ep.category, "") or "{line}"
+    text = _OPTIONAL.sub(lambda m: m.group(1) if all(n in values for n in _FIELD.findall(m.group(1))) else "", cat)
+    text = _FIELD.sub(lambda m: values.get(m.group(1), m.group(0)), text)
     return text[:1].upper() + text[1:]
+
+
+_OPTIONAL = re.compile(r"\[([^\[\]]*)\]")
+_FIELD = re.compile(r"\{([\w-]+)\}")
 
 
 def telling_line(ep: Episode) -> str:
     """The failure's most telling line: the first that reads as an error, else its first line."""
     lines = [ln.strip() for ln in ep.first.text.splitlines() if ln.strip()]
-    hit = next((ln for ln in lines if re.search(r"error|fatal|not found|unsupported|cannot|no such|failed|mismatch", ln, re.I)),
+    hit = next((ln for ln in lines if _TELLS.search(ln) and not _BARE_HEAD.search(ln)),
                lines[0] if lines else ep.category)
     bare = _LOCATION.sub("", hit)  # `path/file.cuh:88:8: error: …` → `error: …`: the path is noise here
     return short(bare if len(bare) >= 20 else hit, 160)
 
 
+_TELLS = re.compile(r"error|fatal|not found|unsupported|cannot|can't|no such|failed|mismatch|not compatible|incompatible|"
+                    r"insufficient|unable|invalid|denied|killed|timed out|out of memory|not defined|undefined", re.I)
+_BARE_HEAD = re.compile(r"(?:Warning|Error|Traceback \(most recent call last\)):\s*$")  # a heading whose message is the next line
 _LOCATION = re.compile(r"^[^\s:]*[./][^\s:]*:\d+(?::\d+)?:\s*")  # a file's path (host:pid:tid is not one)
 
 
