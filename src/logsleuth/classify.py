@@ -378,8 +378,16 @@ def _match_polars(
             captures = {k: v for k, v in (c or {}).items() if v is not None and k in named}
         else:  # the regex depends on context around the match (\B, ^ without (?m)…): ask Python
             captures = _python_captures(p, text, pos, timeout, warnings)
-        out.append(_Match(row, pid, pos, pos + len(m), captures))
+        out.append(_Match(row, pid, _past_break(text, pos, pos + len(m)), pos + len(m), captures))
     return out
+
+
+def _past_break(text: str, pos: int, end: int) -> int:
+    """Where a match really starts: after the line break its leading `(?:^|\\s)` took (a portable
+    regex cannot look behind), so the finding is told on its own line, not the one above."""
+    nl = text.rfind("\n", pos, end)
+    lead = text[pos:nl + 1] if nl >= 0 else ""
+    return nl + 1 if lead and not lead.strip() and nl + 1 < end else pos
 
 
 def _python_captures(p: Pattern, text: str, pos: int, timeout: float, warnings: list[str]) -> dict[str, str]:
@@ -404,7 +412,7 @@ def _match_python(
                 if n >= MAX_MATCHES_PER_EVENT:
                     break
                 if m.end() > m.start():
-                    out.append(_Match(row, pid, m.start(), m.end(), regexes.captures_of(m)))
+                    out.append(_Match(row, pid, _past_break(text, m.start(), m.end()), m.end(), regexes.captures_of(m)))
         except regexes.RegexTimeout:
             src, line = loc[row]
             warnings.append(f"{src}:{line}: pattern {p.id}: regex timed out after {timeout}s; event skipped")
