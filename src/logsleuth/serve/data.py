@@ -231,7 +231,7 @@ def failure_rows(raw: Any) -> list[dict[str, Any]]:
         out.append({"episode": first["episode"], "pattern": top["pattern"], "category": top["category"],
                     "severity": top["severity"], "fingerprint": top["fingerprint"], "text": top["text"],
                     "first_seq": first["seq"], "last_seq": int(g["seq"].max()), "line": first["line"],
-                    "occurrences": g.height, "fix": first["fix"] if first["fix_state"] != "open" else None,
+                    "occurrences": g["seq"].n_unique(), "fix": first["fix"] if first["fix_state"] != "open" else None,
                     "state": first["fix_state"] or ("" if first["episode"] else "not a failure of the chain"),
                     "fixed_at": first["fixed_at"], "ts": _ts(first["ts"]), "last_ts": _ts(g["ts"].max())})
     return sorted(out, key=lambda f: (f["episode"] is None, f["first_seq"]))
