@@ -18,13 +18,13 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-from index_sessions import PTXAS  # noqa: E402
-from logsleuth.errors import InputError, UsageError  # noqa: E402
-from logsleuth.index import build as indexer  # noqa: E402
-from logsleuth.serve import exposure_warning, server, token_of  # noqa: E402
-from logsleuth.serve.app import create_app  # noqa: E402
-from logsleuth.serve.guard import allowed_hosts, host_of, host_ok  # noqa: E402
-from serve_helpers import build_corpus, running  # noqa: E402
+from index_sessions import PTXAS
+from logsleuth.errors import InputError, UsageError
+from logsleuth.index import build as indexer
+from logsleuth.serve import exposure_warning, server, token_of
+from logsleuth.serve.app import create_app
+from logsleuth.serve.guard import allowed_hosts, host_of, host_ok
+from serve_helpers import build_corpus, running
 
 
 @pytest.fixture(scope="module")

@@ -45,7 +45,6 @@ class Index:
     db: Path
 
     def rows(self, predicate: Any = None) -> list[StoredFinding]:
-        import polars as pl
 
         from logsleuth.index import store
 
