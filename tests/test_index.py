@@ -64,14 +64,15 @@ def test_build_records_findings_and_resolutions(corpus: Path, tmp_path: Path, li
     for r in manifest.iter_rows(named=True):
         part = pl.read_parquet(db / r["part"])  # plain Parquet, readable without logsleuth
         part = part.filter(pl.col("source") == r["source"])  # a batch of small inputs shares a part
-        assert part.height == r["findings"] and set(part["file_sha256"]) == {r["sha256"]}
+        assert schema.finding_count(part) == r["findings"] and set(part["file_sha256"]) == {r["sha256"]}
     pq = pytest.importorskip("pyarrow.parquet")  # another Parquet reader sees the same rows
     part = manifest["part"][0]
-    assert pq.read_table(db / part).num_rows == manifest.filter(pl.col("part") == part)["findings"].sum()
+    listed = manifest.filter(pl.col("part") == part)
+    assert pq.read_table(db / part).num_rows == listed["findings"].sum() + listed["sessions"].sum()  # + a row per session
     rows = _rows(db)
     assert rows.schema == pl.Schema(schema.FINDING_SCHEMA)
-    assert set(rows["severity"]) <= {"error", "fatal", "warning", "success", schema.SESSION_ROW}
-    heads = rows.filter(pl.col("severity") == schema.SESSION_ROW)  # one per session, findings or not
+    assert set(rows["severity"]) <= {"error", "fatal", "warning", "success"}  # findings: load's default
+    heads = store.load(db, sessions=True).filter(pl.col("severity") == schema.SESSION_ROW)  # one per session, findings or not
     assert heads.height == 4 and heads["pattern"].null_count() == 4 and heads["events"].min() > 0
     assert set(heads["outcome"]) <= {"resolved", "worked around", "unresolved", "no failure"}
 
@@ -222,17 +223,17 @@ def test_compact_file_holds_exactly_the_listed_parts(corpus: Path, tmp_path: Pat
     assert whole.schema == pl.Schema(schema.FINDING_SCHEMA)
     assert whole.sort(KEY).equals(_parts_only(db).sort(KEY))
     assert whole.select("pattern", "fingerprint").equals(whole.select("pattern", "fingerprint").sort(
-        "pattern", "fingerprint"))
+        "pattern", "fingerprint", nulls_last=True))  # the sessions' own rows (no pattern) last
     parts = store.read_manifest(db)["part"].drop_nulls().to_list()
     assert compact.compact_state(db) == compact.state_of(parts)
     assert compact.scan_valid(db, parts) is not None
-    assert store.load(db).sort(KEY).equals(whole.sort(KEY))
+    assert store.load(db, sessions=True).sort(KEY).equals(whole.sort(KEY))
     # a no-op run leaves it alone; a run that changes nothing but finds it missing writes it again
     mtime = (db / compact.COMPACT).stat().st_mtime_ns
     assert indexer.build([str(corpus)], db, library=lib).unchanged == 4
     assert (db / compact.COMPACT).stat().st_mtime_ns == mtime
     (db / compact.COMPACT).unlink()
-    assert store.load(db).sort(KEY).equals(whole.sort(KEY))  # from the parts
+    assert store.load(db, sessions=True).sort(KEY).equals(whole.sort(KEY))  # from the parts
     indexer.build([str(corpus)], db, library=lib)
     assert compact.compact_state(db) == compact.state_of(parts)
 
@@ -247,10 +248,10 @@ def test_stale_or_broken_compact_file_is_never_used(corpus: Path, tmp_path: Path
     (db / compact.COMPACT).write_bytes(stale)  # e.g. a run killed after the manifest, before this
     now = _parts_only(db).sort(KEY)
     assert not now.filter(pl.col("source").str.ends_with("other.jsonl")).height
-    assert store.load(db).sort(KEY).equals(now)
-    assert store.scan(db).collect().sort(KEY).equals(now)
+    assert store.load(db, sessions=True).sort(KEY).equals(now)
+    assert store.scan(db, sessions=True).collect().sort(KEY).equals(now)
     (db / compact.COMPACT).write_bytes(b"PAR1 not really")
-    assert store.load(db).sort(KEY).equals(now)
+    assert store.load(db, sessions=True).sort(KEY).equals(now)
     indexer.build([str(corpus)], db, library=lib)  # the next run replaces it
     assert pl.read_parquet(db / compact.COMPACT).sort(KEY).equals(now)
 
@@ -294,8 +295,9 @@ def _check_consistent(db: Path, expected: dict[int, int]) -> int:
     manifest = store.read_manifest(db)
     for r in manifest.iter_rows(named=True):
         part = pl.read_parquet(db / r["part"]).filter(pl.col("source") == r["source"])
-        assert part.height == r["findings"], r
         assert set(part["file_sha256"]) == {r["sha256"]}
+        assert part.filter(pl.col("severity") == schema.SESSION_ROW).height == r["sessions"]  # one row each
+        assert schema.finding_count(part) == r["findings"], r
         sessions = part.group_by("session").len()
         assert sessions.height == r["sessions"]
         for session, n in sessions.iter_rows():
@@ -373,7 +375,7 @@ def test_kill_9_mid_run_leaves_a_consistent_index(tmp_path: Path, lib) -> None: 
     for lane in lanes:
         now = pl.concat([_analyse_text(f.read_text(), lib) for f in sorted((lane / "corpus").glob("*.jsonl"))])
         key = ["session", "seq", "pattern", "fingerprint"]
-        assert store.load(lane / "db").select(key).sort(key).equals(now.select(key).sort(key))
+        assert store.load(lane / "db", sessions=True).select(key).sort(key).equals(now.select(key).sort(key))
 
 
 def test_concurrent_runs_do_not_corrupt(tmp_path: Path, lib) -> None:  # type: ignore[no-untyped-def]

@@ -65,13 +65,15 @@ def test_ptxas_query_finds_sessions_and_fixes(db: Path, corpus: Path, lib) -> No
     assert c22.score == fixed.score > other.score
     assert c22.occurrences == 2 and (c22.line, c22.seq) == (3, 2)  # the first occurrence speaks for both
     assert fixed.source == str(corpus / "ptxas.jsonl") and fixed.line == 3
-    install = fixed.action or ""
-    assert install.startswith("uv pip install") and "nvidia-cuda-nvcc-cu12>=12.9" in install
-    assert fixed.resolution() == {"action": install, "held": True, "catch22": False, "outcome": "resolved"}
-    assert fixed.resolution_text().startswith(f"fixed by `{install}` in session sess-ptxas — held")
+    install = fixed.action or ""  # the verdict's change of state, not the command (issue #33, 3)
+    assert install == "`nvidia-cuda-nvcc-cu12` 12.9.86 installed (`nvidia-cuda-nvcc-cu12>=12.9`)"
+    command = "uv pip install 'nvidia-cuda-nvcc-cu12>=12.9'"
+    assert fixed.resolution() == {"action": install, "held": True, "catch22": False, "outcome": "resolved",
+                                  "state": "held", "command": command}
+    assert fixed.resolution_text().startswith(f"fixed by {install} in session sess-ptxas — held")
     assert "nvidia-cuda-nvcc<13.1" in (c22.action or "")
     assert c22.resolution_text() == (
-        f"fixed by `{c22.action}` in session sess-c22 — did not hold (catch-22; session unresolved)"
+        f"fixed by {c22.action} in session sess-c22 — did not hold (catch-22; session unresolved)"
     )
     assert other.resolution() is None and "nothing tried" in other.resolution_text()
 

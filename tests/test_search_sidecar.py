@@ -106,13 +106,18 @@ def test_same_path_from_two_origins_is_two_inputs_one_result(corpus: Path, lib, 
     assert [(h.session, h.origin, h.occurrences) for h in hits] == [("sess-ptxas", "alice", 1)]
 
 
-def test_held_is_never_beside_an_unresolved_outcome() -> None:
+def test_the_verdicts_fix_and_state_are_what_a_hit_says() -> None:
     base = dict(session="s", source="x", line=1, seq=1, ts=None, pattern="p", category="c", text="t", score=1.0,
-                fixes=(StoredAction(command="pip install x"),), attempts=(), catch22=False, occurrences=1)
-    unresolved = Hit(**base, held=True, outcome=Outcome.UNRESOLVED).resolution_text()  # type: ignore[arg-type]
-    assert "held" not in unresolved and "did not come back" in unresolved and unresolved.endswith("(session unresolved)")
-    resolved = Hit(**base, held=True, outcome=Outcome.RESOLVED).resolution_text()  # type: ignore[arg-type]
-    assert "— held (session resolved)" in resolved
+                fixes=(StoredAction(command="../venv/bin/python - <<EOF"),), attempts=(), catch22=False, occurrences=1)
+    # a fix holds for its error whatever else left the session unresolved: said apart (issue #33, 3)
+    held = Hit(**base, held=True, outcome=Outcome.UNRESOLVED, fix="edited `kws/export.py`: +3 -1 lines",  # type: ignore[arg-type]
+               fix_state="held")
+    assert held.resolution_text() == "fixed by edited `kws/export.py`: +3 -1 lines in session s — held (session unresolved)"
+    assert held.resolution() is not None and held.resolution()["command"] == "../venv/bin/python - <<EOF"  # type: ignore[index]
+    rerun = Hit(**base, held=None, outcome=Outcome.NO_FAILURE, fix=None, fix_state="gone on re-run")  # type: ignore[arg-type]
+    assert rerun.action is None and "no failure" in rerun.resolution_text()
+    older = Hit(**base, held=True, outcome=Outcome.RESOLVED)  # type: ignore[arg-type]  # an index without the verdict
+    assert "— held (session resolved)" in older.resolution_text() and "venv/bin/python" in older.resolution_text()
 
 
 def test_lean_classification_matches_classify_query() -> None:

@@ -179,3 +179,11 @@ def test_serve_says_where_it_listens(db: Path) -> None:
     finally:
         p.terminate()
         p.wait(20)
+
+
+def test_serve_without_its_extra_says_how_to_install_it(db: Path) -> None:
+    code = ("import sys; sys.modules['uvicorn'] = None; from logsleuth.cli import main; "
+            f"sys.exit(main(['serve', '--db', {str(db)!r}]))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 3 and "'uvicorn', which is not installed" in r.stderr and ".[serve]" in r.stderr
+    assert "internal error" not in r.stderr

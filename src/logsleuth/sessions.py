@@ -95,7 +95,7 @@ def from_index(db: Path) -> list[SessionRow]:
 
     columns = ["session", "source", "format", "severity", "episode", "outcome", "file_sha256", "origin",
                "title", "events", "session_start", "session_end", "root_category", "summary"]
-    frame = store.load(db, columns)
+    frame = store.load(db, columns, sessions=True)
     if not frame.height:
         return []
     failing = pl.col("severity").is_in(["fatal", "error"]) & pl.col("episode").is_not_null()

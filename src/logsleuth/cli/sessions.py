@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from logsleuth.cli.app import TableOrJson, app, emit, reader_format_hint
-from logsleuth.errors import UsageError
+from logsleuth.errors import InputError, Location, UsageError
 
 
 @app.command()
@@ -33,8 +33,8 @@ def sessions(
         from logsleuth.index.files import default_dir
 
         where = db if db is not None else default_dir()
-        if not where.is_dir():
-            raise UsageError(f"no index at {where}", hint="build one with `logsleuth index PATH…`, or give FILE…")
+        if not (where / "files.parquet").is_file():  # exit 3, as `search` and `serve` say it
+            raise InputError("no index here", Location(str(where)), "build one with `logsleuth index PATH…`, or give FILE…")
         rows = sessions_mod.from_index(where)
     if output_format is TableOrJson.json:
         from logsleuth import jsonout

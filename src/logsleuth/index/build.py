@@ -35,6 +35,7 @@ from logsleuth.index.schema import (
     MANIFEST,
     MANIFEST_SCHEMA,
     PARTS,
+    finding_count,
     library_hash,
 )
 from logsleuth.index.store import read_manifest
@@ -165,7 +166,7 @@ class _Builder:
                 "sha256": sha,
                 "format": result.format,
                 "sessions": result.sessions,
-                "findings": result.frame.height,
+                "findings": finding_count(result.frame),
                 "skipped": result.skipped,
                 "library": self.lib,
                 "version": INDEX_VERSION,
@@ -403,7 +404,7 @@ def _run(
             for _, _, _, _, result in pending:
                 summary.files += 1
                 summary.sessions += result.sessions
-                summary.findings += result.frame.height
+                summary.findings += finding_count(result.frame)
                 summary.skipped_lines += result.skipped
         except Exception as exc:  # writing the batch's part failed: those inputs only
             for key, source, _, _, _ in pending:

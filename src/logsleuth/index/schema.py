@@ -96,5 +96,12 @@ def library_hash(library: PatternLibrary) -> str:
     return h.hexdigest()[:16]
 
 
+def finding_count(frame: pl.DataFrame) -> int:
+    """The findings among a part's rows (each session's own row is not one)."""
+    if not frame.height or "severity" not in frame.columns:
+        return frame.height
+    return frame.height - int((frame["severity"] == SESSION_ROW).sum())
+
+
 def empty_findings() -> pl.DataFrame:
     return pl.DataFrame(schema=FINDING_SCHEMA)

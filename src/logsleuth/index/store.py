@@ -12,7 +12,7 @@ import polars as pl
 
 from logsleuth.errors import InputError, Location
 from logsleuth.index import compact
-from logsleuth.index.schema import MANIFEST, MANIFEST_SCHEMA, empty_findings
+from logsleuth.index.schema import MANIFEST, MANIFEST_SCHEMA, SESSION_ROW, empty_findings
 
 
 def read_manifest(db: Path) -> pl.DataFrame:
@@ -56,11 +56,13 @@ def _listed_parts(db: Path) -> list[str]:
     return list(parts)
 
 
-def scan(db: Path, columns: Sequence[str] | None = None) -> pl.LazyFrame:
+def scan(db: Path, columns: Sequence[str] | None = None, *, sessions: bool = False) -> pl.LazyFrame:
     """The committed findings of an index (only the parts its manifest lists), lazily: the
     compact findings.parquet when it holds exactly those parts, else the parts themselves."""
     db = Path(db)
     frame, _ = _committed(db, _listed_parts(db))
+    if not sessions:  # findings only (see `load`)
+        frame = frame.filter(pl.col("severity").ne_missing(SESSION_ROW))
     return frame.select(list(columns)) if columns else frame
 
 
@@ -72,8 +74,13 @@ def _committed(db: Path, parts: list[str]) -> tuple[pl.LazyFrame, bool]:
     return (empty_findings().lazy() if not parts else pl.scan_parquet([str(db / p) for p in parts])), False
 
 
-def load(db: Path, columns: Sequence[str] | None = None, predicate: pl.Expr | None = None) -> pl.DataFrame:
-    """Collect committed findings; retried when a concurrent run replaced a file under our feet."""
+def load(db: Path, columns: Sequence[str] | None = None, predicate: pl.Expr | None = None,
+         *, sessions: bool = False) -> pl.DataFrame:
+    """Collect committed findings; retried when a concurrent run replaced a file under our feet.
+    Each session's own row (schema.SESSION_ROW: no finding) only with `sessions=True`."""
+    if not sessions:
+        findings = pl.col("severity").ne_missing(SESSION_ROW)
+        predicate = findings if predicate is None else predicate & findings
     db = Path(db)
     last: Exception | None = None
     for _ in range(3):

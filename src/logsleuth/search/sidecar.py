@@ -31,7 +31,7 @@ def resolved_sql(alias: str = "findings") -> str:
     """The select list of the resolution columns, the lists joined back in (as JSON: the typed
     record reads them, index.record.finding_of)."""
     lists = ", ".join(f"(SELECT value FROM lists WHERE id = {alias}.{c}) AS {c}" for c in JSON_COLUMNS)
-    return f"{lists}, {alias}.held, {alias}.catch22, {alias}.outcome"
+    return f"{lists}, {alias}.held, {alias}.catch22, {alias}.outcome, {alias}.fix, {alias}.fix_state"
 
 
 def select(con: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:

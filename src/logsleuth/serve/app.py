@@ -34,6 +34,7 @@ from logsleuth.serve.data import Index
 from logsleuth.serve.params import BadParam, api_filters, limit_of, page_filters
 
 COOKIE = "logsleuth_token"
+ICON = b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="7" cy="7" r="5" fill="none" stroke="#1d2b3a" stroke-width="2"/></svg>'
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_QUERY = 4000  # characters of a query (a pasted traceback) that are searched: its head and its tail
@@ -183,8 +184,12 @@ def _page_routes(idx: Index, reasoning: bool) -> list[Route]:
         return Response((STATIC / "search.js").read_bytes(), media_type="text/javascript",
                         headers={"Cache-Control": "max-age=300"})
 
+    async def icon(request: Request) -> Response:
+        return Response(ICON, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
     return [
         Route("/", home, methods=["GET", "POST"]),
+        Route("/favicon.ico", icon),
         Route("/search/results", results, methods=["GET", "POST"]),
         Route("/static/search.js", script),
         Route("/sessions", sessions_page),

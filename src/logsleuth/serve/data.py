@@ -17,7 +17,6 @@ from typing import Any, TypeVar
 
 from logsleuth.enums import Outcome, Severity
 from logsleuth.index.record import StoredFinding, enum_of, finding_of
-from logsleuth.index.schema import SESSION_ROW
 from logsleuth.jsonout import iso
 from logsleuth.search import engine
 from logsleuth.search.hits import Hit, SearchResult
@@ -46,22 +45,18 @@ class Index:
     db: Path
 
     def rows(self, predicate: Any = None) -> list[StoredFinding]:
-        import polars as pl
 
         from logsleuth.index import store
 
-        findings = pl.col("severity") != SESSION_ROW
-        frame = store.load(self.db, ROW_COLUMNS, findings if predicate is None else predicate & findings)
+        frame = store.load(self.db, ROW_COLUMNS, predicate)
         frame = frame.sort("ts", "session", "source", "seq", nulls_last=True)
         return [finding_of(r) for r in frame.iter_rows(named=True)]
 
     def frame(self, predicate: Any) -> Any:
         """The raw rows (with the episode columns a session page groups by)."""
-        import polars as pl
-
         from logsleuth.index import store
 
-        return store.load(self.db, ROW_COLUMNS, predicate & (pl.col("severity") != SESSION_ROW))
+        return store.load(self.db, ROW_COLUMNS, predicate)
 
     # ------------------------------------------------------------ search
 
@@ -140,7 +135,7 @@ class Index:
         from logsleuth.index import store
 
         frame = store.load(self.db, ["session", "source", "file_sha256"],
-                           (pl.col("session") == session) & (pl.col("source") == source))
+                           (pl.col("session") == session) & (pl.col("source") == source), sessions=True)
         return (str(frame["source"][0]), frame["file_sha256"][0] or "") if frame.height else None
 
     # ------------------------------------------------------------ fingerprints
@@ -235,7 +230,7 @@ def failure_rows(raw: Any) -> list[dict[str, Any]]:
         out.append({"episode": first["episode"], "pattern": top["pattern"], "category": top["category"],
                     "severity": top["severity"], "fingerprint": top["fingerprint"], "text": top["text"],
                     "first_seq": first["seq"], "last_seq": int(g["seq"].max()), "line": first["line"],
-                    "occurrences": g.height, "fix": first["fix"] if first["fix_state"] != "open" else None,
+                    "occurrences": g["seq"].n_unique(), "fix": first["fix"] if first["fix_state"] != "open" else None,
                     "state": first["fix_state"] or ("" if first["episode"] else "not a failure of the chain"),
                     "fixed_at": first["fixed_at"], "ts": _ts(first["ts"]), "last_ts": _ts(g["ts"].max())})
     return sorted(out, key=lambda f: (f["episode"] is None, f["first_seq"]))
