@@ -58,7 +58,10 @@ def session_columns(an: Analysis) -> dict[str, Any]:
     ev = an.events
     ts = ev["ts"].drop_nulls() if ev.height else None
     start, end = (ts.min(), ts.max()) if ts is not None and ts.len() else (None, None)
-    return {"title": title_of(an) if ev.height else None, "events": ev.height, "session_start": start,
+    # a plain log's record count: the index reads only its candidate lines, so it is unknown there
+    # and left out here too (one answer from files and from the index)
+    events = None if an.transcript.report.format == "text" else ev.height
+    return {"title": title_of(an) if ev.height else None, "events": events, "session_start": start,
             "session_end": end, "root_category": root_category(an.verdict), "summary": an.verdict.reason or None,
             "outcome": an.verdict.outcome.value}
 

@@ -22,6 +22,7 @@ import polars as pl
 
 from logsleuth.ingest import plaintext as pt
 from logsleuth.ingest.base import ReportBuilder, session_from_path
+from logsleuth.ingest.logscan import CONTINUATION_RECORDS
 from logsleuth.model import EVENT_SCHEMA, Transcript
 
 _SEPARATORS = (0x1F, 0x1E, 0x1D, 0x1C, 0x01, 0x02, 0x03)  # plaintext.split_lines' candidates
@@ -106,7 +107,14 @@ def _assemble(
     heads_before = np.concatenate(([0], np.cumsum(head)))[first]  # heads before each file
     seq = np.cumsum(head) - 1 - heads_before[fid]
     cand_rec = np.zeros(rec.max() + 1 if rec.size else 1, bool)
-    cand_rec[rec[marked["hit"].to_numpy() & used]] = True
+    hits = np.unique(rec[marked["hit"].to_numpy() & used])
+    cand_rec[hits] = True
+    rec_part = np.full(cand_rec.size, -1, np.int64)
+    rec_part[rec] = part
+    for k in range(1, CONTINUATION_RECORDS + 1):  # as logscan keeps them: a wrapped message's next records
+        nxt = hits + k
+        nxt = nxt[nxt < cand_rec.size]
+        cand_rec[nxt[rec_part[nxt] == rec_part[nxt - k]]] = True
     rows = np.flatnonzero(used & cand_rec[rec])
     used_n = np.bincount(fid, weights=used, minlength=n).astype(np.int64)
     heads_n = np.bincount(fid, weights=head, minlength=n).astype(np.int64)

@@ -174,7 +174,9 @@ def _from_fix(ctx: Context, ep: Episode, failures: Sequence[FailureVerdict]) -> 
             old, new = setting
             return (f"The build setting `{old}` in `{c.subject.rsplit('/', 1)[-1]}` did not suit this toolchain: "
                     f"`{line}` stopped once it became `{new}`.", "config error")
-    return f"Not named in the session: `{line}` went away once {fv.fix[0].text}, but nothing in the record says why.", "unknown"
+    # what the fix did, and no more: "not named in the session" was judged false on every held-out
+    # session where it was said (the agent had named the cause in words no rule reads)
+    return f"`{line}` went away once {fv.fix[0].text}.", "unknown"
 
 
 def _raised_pin(removed: str, added: str) -> tuple[str, str, str] | None:
