@@ -113,7 +113,7 @@ def classify(
     renderer = library.renderer or Renderer(library.knowledge)
     findings, spans = _findings(mev, matches, patterns, renderer, warnings)
     matches.clear()  # freed before the residue is built: the findings hold what is needed of them
-    findings = _unsuppressed(findings, {p.id: p.suppresses for p in patterns if p.suppresses})
+    findings = _floor_covered(_unsuppressed(findings, {p.id: p.suppresses for p in patterns if p.suppresses}))
     order = sorted(range(len(findings)), key=lambda i: _sort_key(findings[i]))
     findings = [findings[i] for i in order]
     secondary = _secondary(findings)
@@ -581,6 +581,20 @@ def _unsuppressed(findings: list[Finding], suppresses: Mapping[str, tuple[str, .
         for cat in suppresses.get(f.pattern, ()):
             cancelled.add((f.session, f.seq, cat))
     return [f for f in findings if (f.session, f.seq, f.category) not in cancelled]
+
+
+FLOOR_CATEGORIES = frozenset({"tool_error"})  # patterns/floor: "no error line passes in silence"
+
+
+def _floor_covered(findings: list[Finding]) -> list[Finding]:
+    """Drop a floor finding whose line a specific failure finding of the same event already tells
+    (the floor is for lines nothing else names, not a second name for them)."""
+    told: dict[tuple[str, int], list[str]] = {}
+    for f in findings:
+        if f.severity.is_failure and f.category not in FLOOR_CATEGORIES:
+            told.setdefault((f.session, f.seq), []).append(f.text)
+    return [f for f in findings if f.category not in FLOOR_CATEGORIES
+            or not any(f.text.strip() in t or t.strip() in f.text for t in told.get((f.session, f.seq), ()))]
 
 
 def _secondary(findings: Sequence[Finding]) -> set[int]:
