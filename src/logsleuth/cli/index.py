@@ -11,7 +11,7 @@ from typing import Any
 import typer
 
 from logsleuth.cli.app import TableOrJson, app, emit
-from logsleuth.errors import ExitCode, UsageError
+from logsleuth.errors import ExitCode, InputError, Location, UsageError
 
 DB_OPT = typer.Option(None, "--db", help="Index directory (default: $XDG_DATA_HOME/logsleuth).")
 PATTERNS_OPT = typer.Option([], "--patterns", help="Extra pattern directories (override built-ins by id).")
@@ -128,8 +128,6 @@ def search(
     if query == "-":
         query = sys.stdin.read()
     if db is not None and db.exists() and not db.is_dir():  # said as `files.parquet: Not a directory` before
-        from logsleuth.errors import InputError, Location
-
         raise InputError("not an index folder (a file)", Location(str(db)),
                          "give --db the folder `logsleuth index` wrote (it holds files.parquet)")
     lib = library(tuple(patterns), builtin)
