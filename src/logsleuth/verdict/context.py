@@ -77,11 +77,30 @@ class Context:
         return tuple(r for r in self.idx.goals if not scratch_only(r) and r.seq not in self.never_ran
                      and any(t.name in names and not t.scratch for t in r.targets))
 
+    @functools.cached_property
+    def exit_codes_kept(self) -> bool:
+        """Whether the record keeps exit codes (aider's history and some exports keep none)."""
+        if "exit_code" not in self.events.columns:
+            return False
+        results = self.events.filter(pl.col("kind").cast(pl.Utf8) == "tool_result")
+        return bool(results.height) and results["exit_code"].is_not_null().any()
+
+    @functools.cached_property
+    def _failed_at(self) -> frozenset[int]:
+        return frozenset(f.seq for f in self.findings if f.severity.is_failure)
+
+    def status(self, r: Run) -> RunStatus:
+        """A run's status; where the record keeps no exit codes, a run whose output raised no
+        failure finding passed (its output is all there is to go by)."""
+        if r.status is not RunStatus.UNKNOWN or self.exit_codes_kept or r.result_seq is None:
+            return r.status
+        return RunStatus.FAILED if r.result_seq in self._failed_at else RunStatus.PASSED
+
     def final_runs(self) -> dict[str, Run]:
         """Each goal target's last run that said how it went (passed or failed)."""
         out: dict[str, Run] = {}
         for r in self.goal_runs:
-            if r.status is RunStatus.UNKNOWN:
+            if self.status(r) is RunStatus.UNKNOWN:
                 continue
             for t in r.targets:
                 if t.name in self.goal and not t.scratch:
@@ -115,7 +134,7 @@ class Context:
         return bool(self.graph.runs)
 
     def passed_goal_runs(self, after: int) -> list[Run]:
-        return [r for r in self.goal_runs if r.seq > after and r.status is RunStatus.PASSED]
+        return [r for r in self.goal_runs if r.seq > after and self.status(r) is RunStatus.PASSED]
 
     def goal_role(self, seq: int) -> bool:
         run = self.idx.at.get(seq)

@@ -42,7 +42,7 @@ def success_run(ctx: Context) -> Run | None:
     when every goal target's last run passed; else the run the linker saw the goal pass in (a
     session whose goal is a sequence of targets, `git add` then `git commit`)."""
     finals = ctx.final_runs()
-    if any(r.status is RunStatus.FAILED for r in finals.values()):
+    if any(ctx.status(r) is RunStatus.FAILED for r in finals.values()):
         return None
     after = ctx.passed_goal_runs(last_failure(ctx.graph.episodes))
     if finals and after:
@@ -80,7 +80,7 @@ def _no_failure(ctx: Context, success: Run | None) -> Ending:
 
 def _of_runs(ctx: Context, failures: Sequence[FailureVerdict], bends: Sequence[Bend], success: Run | None) -> Ending:
     open_items = _open_items(ctx, failures)
-    failing = [r for r in ctx.final_runs().values() if r.status is RunStatus.FAILED]
+    failing = [r for r in ctx.final_runs().values() if ctx.status(r) is RunStatus.FAILED]
     if failing:
         run = failing[-1]
         why = next((_why(ctx, f) for f in failures if not f.fixed and f.last_seq >= run.seq), "")
@@ -88,7 +88,7 @@ def _of_runs(ctx: Context, failures: Sequence[FailureVerdict], bends: Sequence[B
         return Ending(Outcome.UNRESOLVED, text, (_at(run),), None, open_items)
     closing = closing_words(ctx.events, ctx.graph.runs[-1].end) if ctx.graph.runs else ""
     gave_up = _GAVE_UP.search(closing)
-    if success is None or ctx.graph.outcome is Outcome.UNRESOLVED or gave_up:
+    if success is None or gave_up:
         return _unresolved(ctx, failures, open_items, success, bool(gave_up))
     return _passed(ctx, bends, success, open_items)
 
