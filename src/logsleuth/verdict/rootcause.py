@@ -39,7 +39,7 @@ _STOP = frozenset({"e.g", "i.e", "etc", "vs"})
 
 def decide_root_cause(ctx: Context, failures: Sequence[FailureVerdict]) -> RootCause:
     """The root cause of the session (kind "unknown", text None when none can be named)."""
-    ep = episodes_by_id(ctx.graph).get(ctx.graph.root_cause or "")
+    ep = _beyond_probes(ctx, episodes_by_id(ctx.graph).get(ctx.graph.root_cause or ""), failures)
     if ep is None:
         return RootCause(None, "unknown", None)
     title = ctx.title(ep)
@@ -67,6 +67,32 @@ def _implied(ctx: Context, ep: Episode) -> tuple[str, str] | None:
         if has in ctx.facts.get(package, ""):
             return kind, condition
     return None
+
+
+def _typed_probe(ctx: Context, ep: Episode) -> bool:
+    """A missing program the agent itself typed to look at something (`cuobjdump -l bin/x`,
+    `nvidia-smi`): its absence is the probe's, not the goal's."""
+    if ep.category != "command_not_found":
+        return False
+    prog = next((v for k, v in ep.first.captures.items() if k in ("command", "program") and v), "")
+    name = prog.rsplit("/", 1)[-1]
+    if not name or name in ctx.goal:
+        return False
+    call = next((r for r in ctx.graph.runs if r.result_seq == ep.occurrences[0] or r.seq == ep.occurrences[0]), None)
+    return call is not None and re.search(rf"(?:^|[\s;&|(/]){re.escape(name)}\b", call.command) is not None
+
+
+def _beyond_probes(ctx: Context, ep: Episode | None, failures: Sequence[FailureVerdict]) -> Episode | None:
+    """The linker's root episode, unless it is a typed probe's missing program: then the last
+    failure still open, else the first, among the others."""
+    if ep is None or not _typed_probe(ctx, ep):
+        return ep
+    others = [e for e in ctx.graph.episodes if e.id != ep.id and not _typed_probe(ctx, e)]
+    if not others:
+        return ep
+    open_ids = {f.id for f in failures if not f.fixed}
+    still = [e for e in others if e.id in open_ids]
+    return max(still, key=lambda e: e.occurrences[-1]) if still else others[0]
 
 
 def _condition(ctx: Context, ep: Episode, template: str | None = None) -> str:
