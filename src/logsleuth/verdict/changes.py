@@ -138,6 +138,9 @@ def edit_text(a: Action) -> str:
     came = [ln for ln in after if ln not in before]
     more = max(len(gone), len(came)) - 1
     tail = f" (+{more} more line{'s' if more > 1 else ''})" if more > 0 else ""
+    if not before and came and (a.value or "").startswith("write"):  # a heredoc wrote the whole file: not an addition
+        telling = next((ln for ln in came if not (ln.startswith("[") and ln.endswith("]"))), came[0])
+        return f"rewrote `{a.subject}` ({a.value}): `{short(telling, 60)}`"
     if gone and came:
         return f"edited `{a.subject}`: `{short(gone[0], 60)}` → `{short(came[0], 60)}`{tail}"
     if came and a.added != a.raw:
