@@ -29,6 +29,15 @@ def build_corpus(root: Path) -> Path:
     return root
 
 
+def indexed_corpus(root: Path) -> Path:
+    """The corpus under `root/corpus`, indexed into `root/db` (the db the serve tests read)."""
+    from logsleuth.index import build as indexer
+
+    build_corpus(root / "corpus")
+    assert indexer.build([str(root / "corpus")], root / "db", origin="ci").errors == []
+    return root / "db"
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -20,17 +20,14 @@ from logsleuth import jsonout
 from logsleuth.index import build as indexer
 from logsleuth.search import engine
 from logsleuth.serve.app import create_app
-from serve_helpers import SECRET, XSS, build_corpus
+from serve_helpers import SECRET, XSS, build_corpus, indexed_corpus
 
 LOCAL = "http://127.0.0.1"  # a Host the guard answers to (TestClient's own is "testserver")
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("serve")
-    build_corpus(root / "corpus")
-    assert indexer.build([str(root / "corpus")], root / "db", origin="ci").errors == []
-    return root / "db"
+    return indexed_corpus(tmp_path_factory.mktemp("serve"))
 
 
 @pytest.fixture(scope="module")

@@ -20,19 +20,15 @@ pytest.importorskip("uvicorn")
 
 from index_sessions import PTXAS
 from logsleuth.errors import InputError, UsageError
-from logsleuth.index import build as indexer
 from logsleuth.serve import exposure_warning, server, token_of
 from logsleuth.serve.app import create_app
 from logsleuth.serve.guard import allowed_hosts, host_of, host_ok
-from serve_helpers import build_corpus, running
+from serve_helpers import indexed_corpus, running
 
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("serve-sec")
-    build_corpus(root / "corpus")
-    assert indexer.build([str(root / "corpus")], root / "db", origin="ci").errors == []
-    return root / "db"
+    return indexed_corpus(tmp_path_factory.mktemp("serve-sec"))
 
 
 @pytest.fixture(scope="module")
