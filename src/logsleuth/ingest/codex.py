@@ -41,6 +41,7 @@ from logsleuth.ingest.agent_jsonl import (
     type_name,
 )
 from logsleuth.ingest.base import HEAD_BYTES, EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path
+from logsleuth.ingest.codex_exec import RunningCommands, poll_session, running_session
 from logsleuth.ingest.tools import is_shell
 from logsleuth.model import Kind, Role, Transcript
 
@@ -90,9 +91,13 @@ class _Reader:
         # (exit code, is_error) of mirrored end events, for output items that state none (see read)
         self.outcomes: dict[str, tuple[int | None, bool | None]] = {}
         self._from_events: set[str] = set()  # call ids read from an end event: items repeating them are dropped
+        self._running = RunningCommands()  # unified-exec commands still running, and their polls
+        self._absorbed = False  # the record just read went into a held event (used, nothing to emit yet)
 
     def read(self, f: IO[bytes]) -> None:
+        n = 0
         for n, _raw, value in iter_records(f, self.report):
+            self._absorbed = False
             try:
                 events = self._record(value)
             except BadRecord as exc:
@@ -101,13 +106,17 @@ class _Reader:
             except Exception as exc:  # a record shape nobody foresaw must not end the read
                 self.report.skip(n, f"unusable record ({type(exc).__name__}: {exc})")
                 continue
-            if not events:
+            if not events and not self._absorbed:
                 self.report.ignored += 1
                 continue
             self.report.used += 1
-            sess = self.session or self.fallback
-            for ev in events:
-                self.sink.add(line=n, session=sess, **ev)
+            self._emit(n, events)
+        self._emit(n, self._running.release())
+
+    def _emit(self, line: int, events: list[Event]) -> None:
+        sess = self.session or self.fallback
+        for ev in events:
+            self.sink.add(line=line, session=sess, **ev)
 
     def _record(self, rec: Any) -> list[Event]:
         if not isinstance(rec, dict):
@@ -155,9 +164,9 @@ class _Reader:
             if call_id in self._from_events:
                 return []  # missed by the pre-pass: already read from its end event
         if t in _CALL_ITEMS:
-            return [self._call(p, base)]
+            return self._call_or_poll(p, base)
         if t in _OUTPUT_ITEMS:
-            return [self._output(p, base)]
+            return self._output_or_poll(p, base)
         if t == "web_search_call":
             action = p.get("action")
             query = action.get("query") if isinstance(action, dict) else None
@@ -177,6 +186,27 @@ class _Reader:
         if not text.strip():
             return []
         return [_ev(base, _role(role, text), Kind.TEXT, text)]
+
+    def _call_or_poll(self, p: dict[str, Any], base: Event) -> list[Event]:
+        """A call, after any held command it ends the wait for; nothing for a poll of a held command."""
+        call_id = _str(p.get("call_id")) or _str(p.get("id"))
+        if p.get("type") == "function_call" and self._running.absorb_call(
+                call_id, poll_session(_str(p.get("name")) or "", p.get("arguments"))):
+            self._absorbed = True
+            return []
+        return [*self._running.release(), self._call(p, base)]
+
+    def _output_or_poll(self, p: dict[str, Any], base: Event) -> list[Event]:
+        """An output; a still-running command's is held, a poll's goes into its command's (codex_exec)."""
+        result = self._output(p, base)
+        body = p.get("output")
+        running = running_session(body)
+        done = self._running.absorb_output(result.get("call_id"), result, running is not None)
+        if done is None and running is not None and p.get("type") == "function_call_output":
+            self._running.hold(running, result)
+            done = []
+        self._absorbed = done == []
+        return [result] if done is None else done
 
     def _call(self, p: dict[str, Any], base: Event) -> Event:
         call_id = _str(p.get("call_id")) or _str(p.get("id"))
