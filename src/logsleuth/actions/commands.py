@@ -400,26 +400,57 @@ def _written_paths(code: str) -> list[str]:
 
 
 def script_edit(code: str) -> tuple[str, str]:
-    """(removed, added) of a script that edits by `.replace("old", "new")` / `re.sub(p, "new", …)`
-    with literal strings, one pair a line; ("", "") when it says no more (a script that cannot be
-    parsed, or builds its text). Read with `ast`: linear, and quotes of any kind are handled."""
+    """(removed, added) of a script that edits by `.replace(old, new)` / `re.sub(p, new, …)`, one
+    pair a line: literal strings, names bound once to literals (`old1 = "…"`), and a loop over
+    pairs of them (`for o, n in ((old1, new1), …): s = s.replace(o, n)`); ("", "") when it says no
+    more (a script that cannot be parsed, or builds its text). Read with `ast`: linear."""
     import ast
 
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return "", ""
-    olds: list[str] = []
-    news: list[str] = []
+    consts = {t.id: n.value.value for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
+              for t in n.targets if isinstance(t, ast.Name)
+              if isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)}
+    pairs: list[tuple[str, str]] = []
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-            continue
-        args = node.args
-        lit = [a.value for a in args[:2] if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-        if node.func.attr in ("replace", "sub") and len(lit) == 2 and len(args) >= 2:
-            olds.append(lit[0])
-            news.append(lit[1])
-    return "\n".join(olds), "\n".join(news)
+        if isinstance(node, ast.For):
+            pairs += _loop_pairs(node, consts)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("replace", "sub"):
+            lit = [_literal(a, consts) for a in node.args[:2]]
+            if len(lit) == 2 and lit[0] is not None and lit[1] is not None:
+                pairs.append((lit[0], lit[1]))
+    return "\n".join(o for o, _ in pairs), "\n".join(n for _, n in pairs)
+
+
+def _literal(node: object, consts: dict[str, str]) -> str | None:
+    """A string literal, or a name bound once to one."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return consts.get(node.id) if isinstance(node, ast.Name) else None
+
+
+def _loop_pairs(loop: object, consts: dict[str, str]) -> list[tuple[str, str]]:
+    """The (old, new) pairs a `for o, n in ((a, b), …)` loop feeds to a `.replace(o, n)` in its body."""
+    import ast
+
+    assert isinstance(loop, ast.For)
+    names = [t.id for t in loop.target.elts if isinstance(t, ast.Name)] if isinstance(loop.target, ast.Tuple) else []
+    if len(names) != 2 or not isinstance(loop.iter, (ast.Tuple, ast.List)):
+        return []
+    fed = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in ("replace", "sub")
+              and [getattr(a, "id", None) for a in c.args[:2]] == names for b in loop.body for c in ast.walk(b))
+    if not fed:
+        return []
+    out = []
+    for el in loop.iter.elts:
+        vals = [_literal(v, consts) for v in el.elts] if isinstance(el, ast.Tuple) and len(el.elts) == 2 else []
+        if len(vals) == 2 and vals[0] is not None and vals[1] is not None:
+            out.append((vals[0], vals[1]))
+    return out
 
 
 def _script_draft(prog: str, code: str, text: str) -> Draft:

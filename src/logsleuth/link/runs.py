@@ -11,7 +11,7 @@ its output. The linker resolves failures by re-runs of the same (or a covering) 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 import polars as pl
@@ -346,11 +346,13 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
         by_seq[seq] = (seq, err, code)
     fails: dict[int, list[Finding]] = {}
     wins: set[int] = set()
+    won: dict[int, list[Finding]] = {}
     for f in findings:
         if f.severity.is_failure:
             fails.setdefault(f.seq, []).append(f)
         elif f.severity is Severity.SUCCESS:
             wins.add(f.seq)
+            won.setdefault(f.seq, []).append(f)
     out: list[Run] = []
     background: tuple[Target, ...] = ()  # the targets of the last goal run that went on in the background
     rows = list(calls.iter_rows(named=True))
@@ -367,7 +369,9 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
         role, targets, env, cwd, probe = classes
         if role is RunRole.INVESTIGATION and probe and (drives := _drives(command, project)):
             role, targets = RunRole.GOAL, (drives,)
-        status = _status(res, fails, wins, command, texts.get(res[0], "") if res else "")
+        output = texts.get(res[0], "") if res else ""
+        well = wins if _status_is_own(command, output) else _ending_well(fails, won, texts)
+        status = _status(res, fails, well, command, output)
         if role is RunRole.GOAL:
             bg = _backgrounded(call, body) or any(t.prog == "launch" for t in targets)
             background = targets if bg else ()
@@ -418,6 +422,39 @@ def _drives(command: str, project: frozenset[str]) -> Target | None:
     if not mods:
         return None
     return Target("python", f"python - ({', '.join(mods)})", tuple(mods), scratch="(in memory)")
+
+
+_PIPED = re.compile(r"\|\s*(?:tail|head|grep|egrep|fgrep|rg|sed|awk|cut|tee|less|more|sort|uniq|wc|tr)\b")
+
+
+def _status_is_own(command: str, output: str) -> bool:
+    """Whether the exit status recorded (or echoed) is the run's own: not a filter's it was piped
+    into (`ctest | tail -6`), nor a look that followed it (`make; git diff --stat`)."""
+    if _PIPED.search(command):
+        return "pipefail" in command or "PIPESTATUS" in command
+    return bool(_ECHOED_RC.search(output[-20_000:])) or not _ends_in_probe(command)
+
+
+def _ending_well(fails: Mapping[int, list[Finding]], won: Mapping[int, list[Finding]],
+                 texts: Mapping[int, str]) -> set[int]:
+    """Where the exit status is not the run's own, the outputs with a success that comes after
+    their every failure ("no device, using CPU" … "9 checks passed"). A build that finished before
+    its tests failed did not end well (held-out nativearch: `[100%] Built target` then `1 tests
+    failed`, its status that of `| tail -6; git diff --stat`)."""
+    out = set()
+    for seq, wins in won.items():
+        bad = fails.get(seq)
+        text = texts.get(seq, "")
+        good, worst = (_last_at(wins, text, str.rfind), _last_at(bad, text, str.find)) if bad else (0, -1)
+        if good < 0 or worst < 0 or good > worst:  # a text not found where it came from: as before
+            out.add(seq)
+    return out
+
+
+def _last_at(found: list[Finding], text: str, where: Callable[[str, str], int]) -> int:
+    """The furthest position in `text` of any finding's first line (-1 when none is found)."""
+    return max((where(text, (f.text or "").strip().split("\n", 1)[0]) for f in found if (f.text or "").strip()),
+               default=-1)
 
 
 def _exited_zero(err: bool | None, code: int | None, output: str) -> bool:

@@ -278,8 +278,8 @@ class Story:
             return None
         rerun = f.gone_by == "re-run"
         if not f.fix:
-            return Fix(None, None, f.fixed_at, f.held, rerun)
-        return Fix(refs.recite(f.fix_text()), f.fix[0].seq, f.fixed_at, f.held, rerun)
+            return Fix(None, None, f.gone_seq, f.held, rerun)
+        return Fix(refs.recite(f.fix_text()), f.fix[0].seq, f.gone_seq, f.held, rerun)
 
     def _recurrence_seq(self, ep: Episode, steps: list[Step]) -> int:
         last = steps[-1].seq if steps else -1
@@ -477,7 +477,7 @@ class Story:
                 continue
             first = f.fix[0]
             a = acts.get(first.seq)
-            gone = f" ({lower_first(f.title)} gone by {refs.cite(f.fixed_at)}" if f.fixed_at is not None else ""
+            gone = f" ({lower_first(f.title)} gone by {refs.cite(f.gone_seq)}" if f.gone_seq is not None else ""
             gone += ", but it came back)" if gone and f.held is False else ")" if gone else ""
             out.append(Change(f"{f.fix_text()}{gone}", first.seq, (a.raw or a.command) if a else ""))
         return tuple(out)

@@ -142,12 +142,22 @@ def edit_text(a: Action) -> str:
         telling = next((ln for ln in came if not (ln.startswith("[") and ln.endswith("]"))), came[0])
         return f"rewrote `{a.subject}` ({a.value}): `{short(telling, 60)}`"
     if gone and came:
-        return f"edited `{a.subject}`: `{short(gone[0], 60)}` → `{short(came[0], 60)}`{tail}"
+        return f"edited `{a.subject}`: `{short(_telling(gone), 60)}` → `{short(_telling(came), 60)}`{tail}"
     if came and a.added != a.raw:
-        return f"edited `{a.subject}`: added `{short(came[0], 70)}`{tail}"
+        return f"edited `{a.subject}`: added `{short(_telling(came), 70)}`{tail}"
     if gone and not came:
-        return f"edited `{a.subject}`: removed `{short(gone[0], 70)}`{tail}"
+        return f"edited `{a.subject}`: removed `{short(_telling(gone), 70)}`{tail}"
     return f"edited `{a.subject}`" + (f" ({a.value})" if a.value else "")
+
+
+# `#include` / `#define` are C code, not comments
+_COMMENT = re.compile(r"^(?:#(?!\s*(?:include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma)\b)|//|/\*|\*|--|;|<!--)")
+
+
+def _telling(lines: list[str]) -> str:
+    """The first line that is code, not a comment (a comment says what the edit meant, the code
+    what it did: held-out oldtools named a C comment as the fix)."""
+    return next((ln for ln in lines if not _COMMENT.match(ln)), lines[0])
 
 
 def _lines(text: str) -> list[str]:

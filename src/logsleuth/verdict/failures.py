@@ -24,8 +24,10 @@ def _of_run(ctx: Context, ep: Episode, success_seq: int | None) -> FailureVerdic
     if at is None and success_seq is not None and ep.occurrences[-1] < success_seq:
         at, held = success_seq, True  # the final goal run passed after it: it is gone by then
     gone = "" if at is None else _gone_by(ctx, ep, at)
+    shown = ctx.idx.at.get(at) if at is not None else None
     return FailureVerdict(ep.id, ctx.title(ep), ep.category, ep.occurrences[0], ep.occurrences[-1], at,
-                          held if at is not None else None, fix, gone, "" if at is not None else _open(ctx, ep))
+                          held if at is not None else None, fix, gone, "" if at is not None else _open(ctx, ep),
+                          shown.result_seq if shown is not None else None)
 
 
 def _of_log(ctx: Context, ep: Episode, success_seq: int | None) -> FailureVerdict:

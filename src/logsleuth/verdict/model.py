@@ -42,6 +42,12 @@ class FailureVerdict:
     fix: tuple[Change, ...] = ()
     gone_by: str = ""  # where it was seen gone: "re-run" (the same step again), "later run" (another step)
     open: str = ""  # why it is still open (empty when fixed)
+    seen_gone: int | None = None  # the output of the fixed_at run: where a reader sees it gone
+
+    @property
+    def gone_seq(self) -> int | None:
+        """Where to cite it gone: the passing run's output, else the run."""
+        return self.seen_gone if self.seen_gone is not None else self.fixed_at
 
     @property
     def fixed(self) -> bool:
@@ -60,7 +66,7 @@ class FailureVerdict:
         return {"id": self.id, "title": self.title, "category": self.category, "seq": self.seq,
                 "last_seq": self.last_seq, "fixed_at": self.fixed_at, "held": self.held,
                 "fix": [c.to_dict() for c in self.fix], "fix_text": self.fix_text(), "gone_by": self.gone_by,
-                "open": self.open}
+                "open": self.open, "seen_gone": self.gone_seq}
 
 
 @dataclass(frozen=True, slots=True)

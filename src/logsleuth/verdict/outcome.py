@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from logsleuth.clip import short
 from logsleuth.enums import Outcome
 from logsleuth.link.resolution import closing_words
-from logsleuth.model import Run, RunStatus
+from logsleuth.model import Run, RunStatus, Target
 from logsleuth.verdict.context import Context, episodes_by_id, last_failure
 from logsleuth.verdict.model import Bend, FailureVerdict, OpenItem
 from logsleuth.verdict.rootcause import telling_line
@@ -131,8 +131,22 @@ def _passed(ctx: Context, bends: Sequence[Bend], success: Run, open_items: tuple
         return Ending(Outcome.WORKED_AROUND, f"{words} passes [msg {at}], and the agent calls what made it pass a "
                       f"workaround of something it changed [msg {said}].", (at, said), at, open_items)
     rules = " and no rule of the request was broken" if ctx.rules else ""
+    finals = _final_passes(ctx, success)
+    seqs = tuple(dict.fromkeys((at, *(s for _, s in finals))))
+    if len(finals) > 1:
+        named = " and ".join(f"{w} [msg {s}]" for w, s in finals)
+        return Ending(Outcome.RESOLVED, f"{named} pass at their last runs in the user's project{rules}.",
+                      seqs, at, open_items)
     return Ending(Outcome.RESOLVED, f"{words} passes at its last run [msg {at}] in the user's project{rules}.",
                   (at,), at, open_items)
+
+
+def _final_passes(ctx: Context, success: Run) -> list[tuple[str, int]]:
+    """Each goal target's last run, as the user's words and its result's seq, in the order they ran
+    (a resolved reason names every target, not only the first to pass)."""
+    finals = ctx.final_runs()
+    runs = sorted({id(r): r for r in finals.values()}.values(), key=lambda r: r.seq) or [success]
+    return [(_goal_words(r), _at(r)) for r in runs]
 
 
 _WORKAROUND_SAID = re.compile(r"\b(?:the|this|my|our|a|as a|[\w-]+) work-?arounds?\b|\bworked around\b|\bstop-?gap\b|"
@@ -180,8 +194,18 @@ def _open_items(ctx: Context, failures: Sequence[FailureVerdict]) -> tuple[OpenI
 
 
 def _goal_words(run: Run) -> str:
-    names = " && ".join(dict.fromkeys(t.name for t in run.targets)) or short(run.command, 60)
+    names = " && ".join(dict.fromkeys(_as_run(t) for t in run.targets)) or short(run.command, 60)
     return f"`{names}`"
+
+
+def _as_run(t: Target) -> str:
+    """A target as the user would type it: the command as run, its program without the folder it
+    was run from (`.venv/bin/pip install -e .` is `pip install -e .`; the target's name drops `-e`)."""
+    if not t.argv:
+        return t.name
+    words = (t.argv[0].rsplit("/", 1)[-1], *t.argv[1:])
+    text = " ".join(words)
+    return text if len(text) <= 60 else t.name
 
 
 def _at(run: Run) -> int:

@@ -10,7 +10,8 @@ import shlex
 from typing import Any
 
 from logsleuth.actions.state import export_line, state_at
-from logsleuth.model import Action, ActionKind, Run
+from logsleuth.enums import INSTALLS
+from logsleuth.model import Action, ActionKind, Run, RunStatus
 from logsleuth.verdict.changes import is_change
 from logsleuth.verdict.context import Context
 
@@ -22,7 +23,8 @@ def recipe(ctx: Context, success: Run | None, success_seq: int | None) -> tuple[
     if success_seq is None or not ctx.graph.episodes:
         return ()
     failed = {a.id for a, _ in ctx.graph.failed_attempts}
-    kept = [a for a in ctx.actions if a.id not in failed and (is_change(a, ctx.never_ran) or a.kind is K.LAUNCH)]
+    kept = [a for a in ctx.actions if a.id not in failed and not _failed_install(ctx, a)
+            and (is_change(a, ctx.never_ran) or a.kind is K.LAUNCH)]
     if not kept and success is None:
         return ()
     state = state_at(kept, success_seq, session=ctx.graph.session)
@@ -37,6 +39,15 @@ def recipe(ctx: Context, success: Run | None, success_seq: int | None) -> tuple[
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in success.env)
         lines.append(f"{env + ' ' if env else ''}{success.command.strip()}  # passed")
     return tuple(dict.fromkeys(lines))
+
+
+def _failed_install(ctx: Context, a: Action) -> bool:
+    """An install or build whose own run failed installed nothing (held-out oldtools: the failing
+    `pip install -e .` that opened the session was the recipe's first line)."""
+    if a.kind not in INSTALLS or a.kind is K.PIN:  # a pin edits its file even when the install after it fails
+        return False
+    run = ctx.idx.at.get(a.seq)
+    return run is not None and ctx.status(run) is RunStatus.FAILED
 
 
 def _ordered_lines(state: dict[str, Any], kept: list[Action]) -> list[str]:

@@ -202,7 +202,7 @@ def _from_fix(ctx: Context, ep: Episode, failures: Sequence[FailureVerdict]) -> 
                     f"`{line}` stopped once it became `{new}`.", "config error")
     # what the fix did, and no more: "not named in the session" was judged false on every held-out
     # session where it was said (the agent had named the cause in words no rule reads)
-    return f"`{line}` went away once {fv.fix[0].text}.", "unknown"
+    return f"`{line}` went away with this change: {fv.fix[0].text}.", "unknown"
 
 
 def _raised_pin(removed: str, added: str) -> tuple[str, str, str] | None:
