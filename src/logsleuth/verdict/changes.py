@@ -116,6 +116,8 @@ def state_text(a: Action, keep: bool = True) -> str:
 
 
 def _package_text(a: Action) -> str:
+    if a.subject in (".", "./") or a.subject.startswith(("./", "/")):  # the project itself, from its folder
+        return f"the project reinstalled (`{short(a.command, _WIDTH)}`)"
     if a.kind is K.UNINSTALL:
         return f"`{a.subject}`{' ' + a.previous if a.previous else ''} removed"
     version = a.resolved or (a.value or "").lstrip("=")

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 
 from logsleuth.clip import short
+from logsleuth.link.resolution import typed_probe_missing
 from logsleuth.model import Action, Episode
 from logsleuth.verdict.context import Context, episodes_by_id
 from logsleuth.verdict.model import FailureVerdict, RootCause
@@ -70,16 +71,10 @@ def _implied(ctx: Context, ep: Episode) -> tuple[str, str] | None:
 
 
 def _typed_probe(ctx: Context, ep: Episode) -> bool:
-    """A missing program the agent itself typed to look at something (`cuobjdump -l bin/x`,
-    `nvidia-smi`): its absence is the probe's, not the goal's."""
-    if ep.category != "command_not_found":
-        return False
-    prog = next((v for k, v in ep.first.captures.items() if k in ("command", "program") and v), "")
-    name = prog.rsplit("/", 1)[-1]
-    if not name or name in ctx.goal:
-        return False
+    """A missing program the agent itself typed to look at something (link.resolution's rule)."""
     call = next((r for r in ctx.graph.runs if r.result_seq == ep.occurrences[0] or r.seq == ep.occurrences[0]), None)
-    return call is not None and re.search(rf"(?:^|[\s;&|(/]){re.escape(name)}\b", call.command) is not None
+    name = next((v for k, v in ep.first.captures.items() if k in ("command", "program") and v), "").rsplit("/", 1)[-1]
+    return call is not None and name not in ctx.goal and typed_probe_missing(ep.first, call)
 
 
 def _beyond_probes(ctx: Context, ep: Episode | None, failures: Sequence[FailureVerdict]) -> Episode | None:
