@@ -23,7 +23,7 @@ _SKIP_ADDED = re.compile(r"@pytest\.mark\.(?:skip|xfail)|pytest\.(?:skip|xfail)\
 _POLICY_REMOVED = re.compile(r"filterwarnings\s*=\s*(?:\n\s*)?error|-Werror\b|\berror::", re.I)
 # A feature turned off to get past a failure: `--disable-cuda-graph`, `--enforce-eager`, `--no-…`.
 _DISABLING = re.compile(r"^--(?:disable|no)[-_]|^--enforce[-_]eager$|^--skip[-_]")
-_VENDOR = re.compile(r"(?:^|/)(?:third_party|third-party|vendor|vendored|external|site-packages|dist-packages|gen)/")
+VENDOR = re.compile(r"(?:^|/)(?:third_party|third-party|vendor|vendored|external|site-packages|dist-packages|gen)/")
 
 
 def find_bends(ctx: Context, failures: Sequence[FailureVerdict], success: Run | None) -> tuple[Bend, ...]:
@@ -80,7 +80,7 @@ def _vendor(ctx: Context, acts: list[Action]) -> list[Bend]:
     named = {m.lower() for m in re.findall(r"[\w.-]+/", ctx.request)}
     out = []
     for a in acts:
-        m = _VENDOR.search(a.subject) if a.kind in (ActionKind.FILE_EDIT, ActionKind.BUILD) else None
+        m = VENDOR.search(a.subject) if a.kind in (ActionKind.FILE_EDIT, ActionKind.BUILD) else None
         if m is None:
             continue
         folder = m.group(0).strip("/").lower() + "/"

