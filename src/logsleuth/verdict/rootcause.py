@@ -18,13 +18,20 @@ from logsleuth.verdict.context import Context, episodes_by_id
 from logsleuth.verdict.model import FailureVerdict, RootCause
 
 _MARKED = re.compile(r"\b(?:root[- ]cause|underlying (?:cause|problem|issue)|(?:real|actual|core) (?:cause|problem|issue|culprit))"
-                     r"\b(?:\s+(?:here|of (?:this|the \w+)))?\s*(?:is|was|:|—|-)\s*", re.I)
+                     r"\b(?:\s+(?:here|of (?:this|the \w+)))?\s*(?:is|was|:|—|-)\s*"
+                     # a closing message's heading: "**Cause:** …", "Why it fails: …", "What's going on: …"
+                     r"|^(?:\*\*)?(?:the )?(?:cause|why it (?:fails|failed|broke|didn't work)|what(?:'s| is| was) (?:going on|wrong|happening)|"
+                     r"the problem|diagnosis) ?(?:\*\*)? ?:[ \t]*+(?:\*\*)?[ \t]*+", re.I)
+# "The install failed because …" in the agent's closing words: it explains the failure, it does not narrate a fix
+_FAILED_SUBJECT = re.compile(r"\b(?:fail(?:s|ed)?|broke|error(?:ed)?|crash(?:es|ed)?|(?:can't|cannot|couldn't|didn't|doesn't) "
+                             r"(?:build|import|install|compile|link|load|run|find))\b", re.I)
 _BECAUSE = re.compile(r"\b(?:because|is caused by|was caused by|due to|the (?:problem|issue|cause) is that)\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])|\n+")
 # a version, a code span, or a word; `_tokens` keeps the words that hold a digit or one of _./-
 # (one repeat per alternative: the audit found the old word shape's two repeats quadratic)
-_TOKEN = re.compile(r"\b\d+\.\d[\w+.-]*|`[^`\n]{2,60}`|\b[A-Za-z_][\w./-]*")
+_TOKEN = re.compile(r"\b\d+\.\d[\w+.-]*|`[^`\n]{1,60}`|\b[A-Za-z_][\w./-]*")  # `x` too: else its closing quote opens a false span
 _TELLING = re.compile(r"[_./\d-]")
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Z]{2}[a-z]")  # cudaDeviceProp, clockRate, HTMLParser: names, not words
 
 
 def _tokens(text: str) -> set[str]:
@@ -32,7 +39,9 @@ def _tokens(text: str) -> set[str]:
     out = set()
     for raw in _TOKEN.findall(text):
         t = raw.strip("`").rstrip(".-/").lower() if not raw.startswith("`") else raw.strip("`").lower()
-        if raw.startswith("`") or t[:1].isdigit() or _TELLING.search(t):
+        if raw.startswith("`") and len(t) < 2:
+            continue
+        if raw.startswith("`") or t[:1].isdigit() or _TELLING.search(t) or _CAMEL.search(raw):
             out.add(t)
     return out
 _STOP = frozenset({"e.g", "i.e", "etc", "vs"})
@@ -135,19 +144,25 @@ def _agent_conclusions(ctx: Context, facts: set[str], until: int | None) -> tupl
     first "… because …" before its fix that explains rather than narrates), each only when it
     names a fact of that failure (its text, what its fix changed)."""
     first = min(ep.occurrences[0] for ep in ctx.graph.episodes)
+    closing = ctx.graph.runs[-1].end if ctx.graph.runs else 1 << 62
     marked: list[tuple[int, str]] = []
     because: list[tuple[int, str]] = []
     for seq, text in ctx.prose(after=first):
-        for s in _SENTENCE.split(text):
-            s = s.strip().strip("*").strip()
-            if len(s) < 20 or not _corroborated(s, facts):
-                continue
+        sentences = [x.strip().strip("*").strip() for x in _SENTENCE.split(text)]
+        for i, s in enumerate(sentences):
             m = _MARKED.search(s)
             rest = s[m.end():] if m is not None else ""
+            if m is not None and m.start() == 0 and not rest.strip() and i + 1 < len(sentences):  # a heading alone: its sentence is next
+                rest = sentences[i + 1].lstrip("-* ")
             if m is not None and len(rest) >= 25 and _corroborated(rest, facts):
                 marked.append((seq, _clean(rest)))
-            elif (b := _BECAUSE.search(s)) is not None and not _FIRST_PERSON.match(s) and len(s) - b.end() >= 15 \
-                    and (until is None or seq <= until):
+                continue
+            if len(s) < 20 or not _corroborated(s, facts):
+                continue
+            b = _BECAUSE.search(s)
+            if b is None or _FIRST_PERSON.match(s) or len(s) - b.end() < 15:
+                continue
+            if until is None or seq <= until or (seq > closing and _FAILED_SUBJECT.search(s[:b.start()])):
                 because.append((seq, _clean(s)))
     return (marked[-1] if marked else None), (because[0] if because else None)
 
