@@ -6,6 +6,7 @@ pattern library's advice, and a bare `logsleuth` prints its help laid out (exit 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -124,3 +125,19 @@ def test_bare_logsleuth_prints_its_help_laid_out(capsys: pytest.CaptureFixture[s
     assert "\nCommands:\n" in err and "\n  analyze " in err  # one command a line, not one flattened error line
     assert main(["patterns"]) == 2
     assert "\nCommands:\n" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("words", "want"), [
+    ("logsleuth analyze x --format op", {"opencode-export", "opencode-storage", "opencode-db"}),
+    ("logsleuth events x --format cl", {"claude-code"}),
+    ("logsleuth search x --category cuda_o", {"cuda_oom"}),
+])
+def test_completion_offers_readers_and_categories(words: str, want: set[str]) -> None:
+    code = "from logsleuth.cli import app\napp(prog_name='logsleuth')\n"
+    env = {**os.environ, "_LOGSLEUTH_COMPLETE": "complete_bash", "COMP_WORDS": words,
+           "COMP_CWORD": str(len(words.split()) - 1)}
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    offered = set(got.stdout.split())
+    assert want <= offered, got.stdout + got.stderr
+    prefix = words.split()[-1]
+    assert all(o.startswith(prefix) for o in offered)

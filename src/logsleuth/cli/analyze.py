@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from logsleuth.cli.app import app, emit, open_with_system, reader_format_hint
+from logsleuth.cli.app import app, complete_reader, emit, open_with_system, reader_format_hint
 from logsleuth.cli.output import check_target, output_opt, pick_format, redirected
 from logsleuth.termsafe import say
 
@@ -29,7 +29,9 @@ class GraphFormat(enum.StrEnum):
 
 
 FILE_ARG = typer.Argument(..., help="A transcript, log, folder, or - for stdin (.gz/.zst ok).")
-FORMAT_OPT = typer.Option(None, "--format", help="Force a reader instead of detecting.")
+FORMAT_OPT = typer.Option(
+    None, "--format", help="Force a reader instead of detecting.", autocompletion=complete_reader
+)
 PATTERNS_OPT = typer.Option([], "--patterns", help="Extra pattern directories (override built-ins by id).")
 SESSION_OPT = typer.Option(None, "--session", help="Which session of a multi-session input (default: the largest).")
 STRICT_OPT = typer.Option(False, "--strict", help="Fail (exit 3) instead of warning when the reader skipped part of the input.")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from logsleuth.cli.app import TableOrJson, app, emit, reader_format_hint
+from logsleuth.cli.app import TableOrJson, app, complete_reader, emit, reader_format_hint
 from logsleuth.cli.output import check_target, output_opt, pick_format, redirected
 from logsleuth.termsafe import say
 
@@ -41,7 +41,7 @@ def load_library_for_cli(dirs: list[str], builtin: bool = True) -> PatternLibrar
 @app.command()
 def classify(
     file: str = typer.Argument(..., help="A transcript, log, folder, or - for stdin (.gz/.zst ok)."),
-    format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting."),
+    format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting.", autocompletion=complete_reader),
     output_format: TableOrJson | None = typer.Option(
         None, "--output-format", "-O", help="table or json (default: from -o's extension, else table)."
     ),

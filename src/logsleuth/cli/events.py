@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from logsleuth.cli.app import app, emit
+from logsleuth.cli.app import app, complete_reader, emit
 from logsleuth.cli.output import check_target, output_opt, pick_format, redirected
 
 # rows turned into JSON and written at a time: the output of a big log is never held whole
@@ -26,7 +26,7 @@ class EventsFormat(enum.StrEnum):
 @app.command()
 def events(
     file: str = typer.Argument(..., help="A transcript, log, folder, or - for stdin (.gz/.zst ok)."),
-    format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting."),
+    format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting.", autocompletion=complete_reader),
     output_format: EventsFormat | None = typer.Option(
         None, "--output-format", "-O", help="table, json or jsonl (default: from -o's extension, else table)."
     ),

@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 
-from logsleuth.cli.app import TableOrJson, app, emit
+from logsleuth.cli.app import TableOrJson, app, complete_category, emit
 from logsleuth.cli.output import check_target, output_opt, pick_format, redirected
 from logsleuth.errors import ExitCode, InputError, Location, UsageError
 
@@ -119,7 +119,7 @@ def search(
     query: str = typer.Argument(..., help="Pasted error text (a line or a whole traceback), a pattern id, or - for stdin."),
     db: Path | None = DB_OPT,
     files: list[str] = typer.Option([], "--in", help="Search these inputs (analysed now) instead of the index."),
-    category: str | None = typer.Option(None, "--category", help="Only this category."),
+    category: str | None = typer.Option(None, "--category", help="Only this category.", autocompletion=complete_category),
     since: str | None = typer.Option(None, "--since", help="Only occurrences on or after this date (YYYY-MM-DD)."),
     limit: int = typer.Option(10, "--limit", help="At most this many results."),
     patterns: list[str] = PATTERNS_OPT,

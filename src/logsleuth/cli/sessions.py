@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from logsleuth.cli.app import TableOrJson, app, emit, reader_format_hint
+from logsleuth.cli.app import TableOrJson, app, complete_reader, emit, reader_format_hint
 from logsleuth.cli.output import check_target, output_opt, pick_format, redirected
 from logsleuth.errors import InputError, Location, UsageError
 
@@ -15,7 +15,7 @@ from logsleuth.errors import InputError, Location, UsageError
 def sessions(
     paths: list[str] = typer.Argument(None, help="Transcripts, logs or folders (analysed now)."),
     db: Path | None = typer.Option(None, "--db", help="List the sessions of this index instead (see `index`)."),
-    format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting."),
+    format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting.", autocompletion=complete_reader),
     patterns: list[str] = typer.Option([], "--patterns", help="Extra pattern directories (override built-ins by id)."),
     output_format: TableOrJson | None = typer.Option(
         None, "--output-format", "-O", help="table or json (default: from -o's extension, else table)."
