@@ -35,6 +35,9 @@ FORMAT_OPT = typer.Option(
 PATTERNS_OPT = typer.Option([], "--patterns", help="Extra pattern directories (override built-ins by id).")
 SESSION_OPT = typer.Option(None, "--session", help="Which session of a multi-session input (default: the largest).")
 STRICT_OPT = typer.Option(False, "--strict", help="Fail (exit 3) instead of warning when the reader skipped part of the input.")
+PROGRESS_OPT = typer.Option(
+    None, "--progress/--no-progress", help="What the work is doing now, on stderr (default: when stderr is a terminal)."
+)
 
 
 def _page_markdown(text: str) -> None:
@@ -77,6 +80,30 @@ def _session_note(file: str, an: Analysis) -> None:
     say(" ".join(line.split()))  # the id comes from the input
 
 
+def _report(file: str, fmt: ReportFormat, reader: str | None, patterns: list[str], session: str | None,
+            strict: bool, redact: bool, redact_hosts: bool) -> str | bytes:
+    """The postmortem of `file` in `fmt`, the reader's coverage checked and the session noted."""
+    from logsleuth.analysis import analyze as run
+    from logsleuth.ingest import coverage
+    from logsleuth.progress import stage
+    from logsleuth.render import postmortem
+
+    # handed over, not kept: the renderer frees the analysis (its events table above all) once
+    # its context is built, so this frame must hold no reference to it
+    held = [run(file, reader, patterns, session=session)]
+    coverage.check(held[0].transcript, strict=strict)
+    if session is None:
+        _session_note(file, held[0])
+    stage(f"writing the {fmt.value} report")
+    if fmt is ReportFormat.json:
+        from logsleuth import jsonout
+
+        return jsonout.dumps(postmortem.analysis_document(held.pop(), redact=redact, redact_hosts=redact_hosts))
+    if fmt is ReportFormat.html:
+        return postmortem.render_html(held.pop(), redact=redact, redact_hosts=redact_hosts)
+    return postmortem.render_markdown(held.pop(), redact=redact, redact_hosts=redact_hosts)
+
+
 @app.command()
 def analyze(
     file: str = FILE_ARG,
@@ -91,11 +118,10 @@ def analyze(
     patterns: list[str] = PATTERNS_OPT,
     session: str | None = SESSION_OPT,
     strict: bool = STRICT_OPT,
+    progress: bool | None = PROGRESS_OPT,
 ) -> None:
     """Write the narrative postmortem of a session (markdown, HTML or JSON)."""
-    from logsleuth.analysis import analyze as run
     from logsleuth.cli.app import stdout_is_terminal, use_color
-    from logsleuth.render import postmortem
 
     reader_format_hint(format, tuple(ReportFormat))
     fmt = ReportFormat(pick_format(output, output_format, tuple(ReportFormat), ReportFormat.md))
@@ -104,27 +130,13 @@ def analyze(
         import tempfile
 
         output = Path(tempfile.mkdtemp(prefix="logsleuth-")) / f"report.{fmt.value}"
-    # handed over, not kept: the renderer frees the analysis (its events table above all) once
-    # its context is built, so this frame must hold no reference to it
-    held = [run(file, format, patterns, session=session)]
-    from logsleuth.ingest import coverage
+    from logsleuth.cli.status import progress_line
 
-    coverage.check(held[0].transcript, strict=strict)
-    if session is None:
-        _session_note(file, held[0])
-    redact = not no_redact
-    data: str | bytes
-    if fmt is ReportFormat.json:
-        from logsleuth import jsonout
-
-        data = jsonout.dumps(postmortem.analysis_document(held.pop(), redact=redact, redact_hosts=redact_hosts))
-    elif fmt is ReportFormat.html:
-        data = postmortem.render_html(held.pop(), redact=redact, redact_hosts=redact_hosts)
-    else:
-        data = postmortem.render_markdown(held.pop(), redact=redact, redact_hosts=redact_hosts)
-        if output is None and stdout_is_terminal() and use_color():
-            _page_markdown(data)
-            return
+    with progress_line("analyzing", progress):
+        data = _report(file, fmt, format, patterns, session, strict, not no_redact, redact_hosts)
+    if fmt is ReportFormat.md and output is None and stdout_is_terminal() and use_color():
+        _page_markdown(data if isinstance(data, str) else data.decode())
+        return
     with redirected(output):
         emit(data)
     if open_report and output is not None:
