@@ -477,7 +477,8 @@ class Story:
                 continue
             first = f.fix[0]
             a = acts.get(first.seq)
-            gone = f" ({lower_first(f.title)} gone by {refs.cite(f.fixed_at)}" if f.fixed_at is not None else ""
+            by = "the re-run in the same command" if f.fixed_at == first.seq else refs.cite(f.fixed_at)
+            gone = f" ({lower_first(f.title)} gone by {by}" if f.fixed_at is not None else ""
             gone += ", but it came back)" if gone and f.held is False else ")" if gone else ""
             out.append(Change(f"{f.fix_text()}{gone}", first.seq, (a.raw or a.command) if a else ""))
         return tuple(out)
