@@ -50,3 +50,18 @@ def test_a_fix_and_its_re_run_in_one_command_are_one_citation(tmp_path: Path, ca
         "-O", fmt)
     assert "gone at the re-run in the same command" in out
     assert "gone at the re-run [msg 3]" not in out and "gone by [msg 3]" not in out
+
+
+def test_sglangs_own_shutdown_kill_is_no_oom_kill(capsys: pytest.CaptureFixture[str]) -> None:
+    """"Killed" right after "Received sigquit from a child process" is SGLang killing its own
+    process group (the child's error is above), not the kernel's OOM killer."""
+    import json
+
+    log = Path(__file__).resolve().parent.parent / "sample_logs" / "sglang-sm120" / "server.log"
+    assert main(["classify", str(log), "-O", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)["findings"]
+    patterns = [f["pattern"] for f in found]
+    assert "process-killed-oom" not in patterns
+    assert patterns.count("sglang-child-failed-shutdown") == 4
+    assert all(f["severity"] == "info" for f in found if f["pattern"] == "sglang-child-failed-shutdown")
+    # a build's "Killed" is still an OOM kill: the patterns' own examples (patterns test) hold both
