@@ -141,3 +141,18 @@ def test_completion_offers_readers_and_categories(words: str, want: set[str]) ->
     assert want <= offered, got.stdout + got.stderr
     prefix = words.split()[-1]
     assert all(o.startswith(prefix) for o in offered)
+
+
+def test_sessions_of_a_folder_are_its_files_as_the_index_lists_them(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    folder = ROOT / "sample_logs" / "flash-attn-abi"  # an aider history and a pip build log side by side
+    assert main(["sessions", str(folder), "-O", "json"]) == 0
+    files = json.loads(capsys.readouterr().out)["sessions"]
+    assert all(r["format"] != "folder" and Path(r["source"]).is_file() for r in files)  # each file, its reader
+    db = tmp_path / "db"
+    assert main(["index", str(folder), "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["sessions", "--db", str(db), "-O", "json"]) == 0
+    indexed = json.loads(capsys.readouterr().out)["sessions"]
+    key = ("session", "source", "format", "start", "minutes", "events", "outcome", "root_cause", "title", "summary")
+    assert [[r[k] for k in key] for r in files] == [[r[k] for k in key] for r in indexed]
