@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from logsleuth.cli import main
-from logsleuth.cli.analyze import ReportFormat, report_format
+from logsleuth.cli.analyze import ReportFormat
+from logsleuth.cli.output import pick_format
 
 ROOT = Path(__file__).resolve().parent.parent
 SESSION = ROOT / "sample_logs" / "sglang-sm120" / "session.jsonl"
@@ -20,11 +21,11 @@ LOG = ROOT / "sample_logs" / "vllm-arch" / "vllm-serve.log"
 
 @pytest.mark.parametrize(("name", "given", "want"), [
     ("r.html", None, ReportFormat.html), ("r.HTM", None, ReportFormat.html), ("r.json", None, ReportFormat.json),
-    ("r.md", None, ReportFormat.md), ("r.txt", None, ReportFormat.md), ("r.html", ReportFormat.md, ReportFormat.md),
+    ("r.md", None, ReportFormat.md), ("r", None, ReportFormat.md), ("r.txt", ReportFormat.md, ReportFormat.md),
 ])
 def test_format_follows_the_extension_unless_o_says(name: str, given: ReportFormat | None, want: ReportFormat) -> None:
-    assert report_format(Path(name), given) is want
-    assert report_format(None, None) is ReportFormat.md
+    assert pick_format(Path(name), given, tuple(ReportFormat), ReportFormat.md) == want
+    assert pick_format(None, None, tuple(ReportFormat), ReportFormat.md) == ReportFormat.md
 
 
 def test_analyze_o_html_writes_html_and_open_runs_the_opener(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from logsleuth.model import Action, CausalGraph, Finding, Sentence, Transcript
+from logsleuth.progress import stage
 
 if TYPE_CHECKING:
     import polars as pl
@@ -120,6 +121,7 @@ def analyze_transcript(
 
     session = session if session is not None else main_session(t)
     events = t.events.filter(pl.col("session") == session) if session else t.events
+    stage(f"classifying {events.height:,} events")
     if session and not events.height and t.events.height:  # a --session the input does not hold
         from logsleuth.errors import UsageError
 
@@ -128,12 +130,15 @@ def analyze_transcript(
         raise UsageError(f"--session {session!r}: no such session in the input", hint=f"one of: {shown}")
     # aider's history keeps no command output: the assistant quoting it is the record of success
     result = classify(events, library, quoted_success=t.report.format in QUOTED_OUTPUT_FORMATS)
+    stage("finding what was done")
     actions = tuple(extract_actions(events))
+    stage(f"linking {len(result.findings):,} findings to what was done")
     graph, verdict, findings, primary = judge(events, result.findings, result.primary, actions, session, library)
     sentences: tuple[Sentence, ...] = ()
     if with_reasoning:
         from logsleuth.reasoning import extract
 
+        stage("reading the reasoning")
         sentences = tuple(extract(bounded_prose(events, result.findings)))
     return Analysis(
         transcript=t,
@@ -225,5 +230,6 @@ def analyze(
 ) -> Analysis:
     from logsleuth import ingest
 
+    stage(f"reading {path}")
     t = ingest.read(path, fmt)
     return analyze_transcript(t, load_library(pattern_dirs), session=session, with_reasoning=with_reasoning)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from logsleuth.actions.packages import spec_code
 from logsleuth.clip import first_lines, short
 from logsleuth.enums import INSTALLS
 from logsleuth.ingest.base import harness_text
@@ -144,12 +145,12 @@ def session_facts(an: Analysis, library: FactLibrary | None = None) -> SessionFa
     machine = read_machine(rows, an.actions, lib)
     stack = read_stack(rows, an.actions, lib)
     installed = tuple(
-        Established(f"`{a.subject}{a.value or ''}` resolves to {a.resolved}"
+        Established(f"{spec_code(a.subject, a.value)} resolves to {a.resolved}"
                     f"{f', replacing {a.previous}' if a.previous else ''}", a.seq, a.seq)
         for a in an.actions if a.kind in INSTALLS and a.resolved
     )
     failed = tuple(
-        Established(f"`{a.subject}{a.value or ''}` cannot be installed: {first_lines(f.text, 1)[0]}", f.seq, a.seq)
+        Established(f"{spec_code(a.subject, a.value)} cannot be installed: {first_lines(f.text, 1)[0]}", f.seq, a.seq)
         for a, f in an.graph.failed_attempts
     )
     findings = [f for ep in an.graph.episodes for f in ep.findings]

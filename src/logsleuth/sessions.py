@@ -65,7 +65,7 @@ def from_inputs(paths: Sequence[str], fmt: str | None, library: PatternLibrary, 
     from logsleuth.ingest import coverage
 
     rows: list[SessionRow] = []
-    for path in paths:
+    for path in _inputs(paths, fmt):
         t = ingest.read(path, fmt)
         coverage.check(t, strict=strict)
         if not t.events.height:
@@ -79,6 +79,19 @@ def from_inputs(paths: Sequence[str], fmt: str | None, library: PatternLibrary, 
                                    c["events"], len(an.verdict.failures), c["outcome"], c["root_category"],
                                    c["title"], c["summary"]))
     return newest_first(rows)
+
+
+def _inputs(paths: Sequence[str], fmt: str | None) -> list[str]:
+    """Each folder as the inputs `index` finds under it (one row per file, with the file's own
+    path and reader, as `sessions --db` lists them), unless --format reads it whole."""
+    import os
+
+    from logsleuth import ingest
+
+    out: list[str] = []
+    for path in paths:
+        out += ingest.discover(path) if fmt is None and path != "-" and os.path.isdir(path) else [path]
+    return out
 
 
 def newest_first(rows: Sequence[SessionRow]) -> list[SessionRow]:

@@ -378,3 +378,14 @@ def version_key(v: str) -> tuple[tuple[int, ...], int, int]:
 def compare_versions(a: str, b: str) -> int:
     ka, kb = version_key(a), version_key(b)
     return (ka > kb) - (ka < kb)
+
+
+def spec_code(subject: str, value: str | None) -> str:
+    """A package action's target as code: `torch<2.6` or `torch[cuda]` where the value is a
+    version specifier or extras, `torch` from `../dl/torch-2.6.0.whl` where it is a path or URL
+    (the two written together read as one name)."""
+    if not value:
+        return f"`{subject}`"
+    if value[:1] in "<>=!~[" or value.startswith(" @"):
+        return f"`{subject}{value}`"
+    return f"`{subject}` from `{value}`"

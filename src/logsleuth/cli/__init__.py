@@ -26,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
         name = type(exc).__name__
         if name == "Exit":
             return int(getattr(exc, "exit_code", 0))
+        if name == "NoArgsIsHelpError":  # bare `logsleuth` (or `logsleuth patterns`): the help as help
+            return _usage(exc)
         if hasattr(exc, "show") and hasattr(exc, "exit_code") and name != "Abort":
             # one line, as every other error (click's own show() prints four)
             ctx = getattr(exc, "ctx", None)
@@ -38,6 +40,15 @@ def main(argv: list[str] | None = None) -> int:
         return fail(exc)
     # click returns typer.Exit's code instead of raising when not standalone
     return rv if isinstance(rv, int) else int(ExitCode.OK)
+
+
+def _usage(exc: Exception) -> int:
+    """The help, laid out, on stderr, and exit 2, as ripgrep does when given no arguments (click
+    put it in the message of an error, which the one-line error format flattened)."""
+    ctx = getattr(exc, "ctx", None)
+    text = ctx.get_help() if ctx is not None else str(exc)
+    sys.stderr.write(text.rstrip("\n") + "\n")
+    return int(ExitCode.USAGE)
 
 
 def run() -> None:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from logsleuth.cli.app import app, emit, open_with_system, reader_format_hint
-from logsleuth.errors import UsageError
+from logsleuth.cli.app import app, complete_reader, emit, open_with_system, reader_format_hint
+from logsleuth.cli.output import check_target, output_opt, pick_format, redirected
 from logsleuth.termsafe import say
 
 if TYPE_CHECKING:
@@ -29,55 +29,15 @@ class GraphFormat(enum.StrEnum):
 
 
 FILE_ARG = typer.Argument(..., help="A transcript, log, folder, or - for stdin (.gz/.zst ok).")
-FORMAT_OPT = typer.Option(None, "--format", help="Force a reader instead of detecting.")
+FORMAT_OPT = typer.Option(
+    None, "--format", help="Force a reader instead of detecting.", autocompletion=complete_reader
+)
 PATTERNS_OPT = typer.Option([], "--patterns", help="Extra pattern directories (override built-ins by id).")
 SESSION_OPT = typer.Option(None, "--session", help="Which session of a multi-session input (default: the largest).")
 STRICT_OPT = typer.Option(False, "--strict", help="Fail (exit 3) instead of warning when the reader skipped part of the input.")
-
-
-def _check_output(output: Path | None) -> None:
-    """Before the work: an -o whose folder does not exist is a usage error (exit 2)."""
-    if output is not None and not output.parent.is_dir():
-        raise UsageError(f"cannot write {output}: no such directory {output.parent}",
-                         hint="create the directory first, or give -o a path in an existing one")
-
-
-def _write(out: Path | None, data: str | bytes) -> None:
-    if out is None:
-        emit(data)
-        return
-    from logsleuth.errors import InputError, Location
-    from logsleuth.termsafe import inert
-
-    if not out.name or out.is_dir():  # `-o /`, `-o .`, `-o some/folder`
-        raise UsageError(f"-o {out}: is a folder", hint="give a file name, e.g. -o report.md")
-    body = inert(data.encode() if isinstance(data, str) else data)  # a file is cat'ed later
-    # a regular file is replaced whole (a temp file renamed over it: never half written); a link,
-    # a device or a pipe (`-o /dev/null`, `-o /dev/stdout`, which links to /proc/self/fd/1) is
-    # written in place: a rename would replace the device, the link or the file behind the fd
-    try:
-        if out.is_symlink() or (out.exists() and not out.is_file()):
-            with open(out, "wb") as fh:
-                fh.write(body)
-            return
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_bytes(body)
-        tmp.replace(out)
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror or exc}", Location(str(out)), "check the folder exists and is writable") from None
-
-
-_EXTENSIONS = {".md": ReportFormat.md, ".markdown": ReportFormat.md, ".html": ReportFormat.html,
-               ".htm": ReportFormat.html, ".json": ReportFormat.json}
-
-
-def report_format(output: Path | None, chosen: ReportFormat | None) -> ReportFormat:
-    """`-O` when given, else what `-o`'s extension says (report.html -> html), else markdown."""
-    if chosen is not None:
-        return chosen
-    if output is not None:
-        return _EXTENSIONS.get(output.suffix.lower(), ReportFormat.md)
-    return ReportFormat.md
+PROGRESS_OPT = typer.Option(
+    None, "--progress/--no-progress", help="What the work is doing now, on stderr (default: when stderr is a terminal)."
+)
 
 
 def _page_markdown(text: str) -> None:
@@ -120,10 +80,34 @@ def _session_note(file: str, an: Analysis) -> None:
     say(" ".join(line.split()))  # the id comes from the input
 
 
+def _report(file: str, fmt: ReportFormat, reader: str | None, patterns: list[str], session: str | None,
+            strict: bool, redact: bool, redact_hosts: bool) -> str | bytes:
+    """The postmortem of `file` in `fmt`, the reader's coverage checked and the session noted."""
+    from logsleuth.analysis import analyze as run
+    from logsleuth.ingest import coverage
+    from logsleuth.progress import stage
+    from logsleuth.render import postmortem
+
+    # handed over, not kept: the renderer frees the analysis (its events table above all) once
+    # its context is built, so this frame must hold no reference to it
+    held = [run(file, reader, patterns, session=session)]
+    coverage.check(held[0].transcript, strict=strict)
+    if session is None:
+        _session_note(file, held[0])
+    stage(f"writing the {fmt.value} report")
+    if fmt is ReportFormat.json:
+        from logsleuth import jsonout
+
+        return jsonout.dumps(postmortem.analysis_document(held.pop(), redact=redact, redact_hosts=redact_hosts))
+    if fmt is ReportFormat.html:
+        return postmortem.render_html(held.pop(), redact=redact, redact_hosts=redact_hosts)
+    return postmortem.render_markdown(held.pop(), redact=redact, redact_hosts=redact_hosts)
+
+
 @app.command()
 def analyze(
     file: str = FILE_ARG,
-    output: Path | None = typer.Option(None, "-o", "--output", help="Write here instead of stdout (the extension picks the format: .md, .html, .json)."),
+    output: Path | None = output_opt("Write here instead of stdout (the extension picks the format: .md, .html, .json)."),
     output_format: ReportFormat | None = typer.Option(
         None, "--output-format", "-O", help="md, html or json (default: from -o's extension, else md)."
     ),
@@ -134,50 +118,45 @@ def analyze(
     patterns: list[str] = PATTERNS_OPT,
     session: str | None = SESSION_OPT,
     strict: bool = STRICT_OPT,
+    progress: bool | None = PROGRESS_OPT,
 ) -> None:
     """Write the narrative postmortem of a session (markdown, HTML or JSON)."""
-    from logsleuth.analysis import analyze as run
     from logsleuth.cli.app import stdout_is_terminal, use_color
-    from logsleuth.render import postmortem
 
     reader_format_hint(format, tuple(ReportFormat))
-    fmt = report_format(output, output_format)
-    _check_output(output)
+    fmt = ReportFormat(pick_format(output, output_format, tuple(ReportFormat), ReportFormat.md))
+    check_target(output)
     if open_report and output is None:
         import tempfile
 
         output = Path(tempfile.mkdtemp(prefix="logsleuth-")) / f"report.{fmt.value}"
-    # handed over, not kept: the renderer frees the analysis (its events table above all) once
-    # its context is built, so this frame must hold no reference to it
-    held = [run(file, format, patterns, session=session)]
-    from logsleuth.ingest import coverage
+    from logsleuth.cli.status import progress_line
 
-    coverage.check(held[0].transcript, strict=strict)
-    if session is None:
-        _session_note(file, held[0])
-    redact = not no_redact
-    if fmt is ReportFormat.json:
-        from logsleuth import jsonout
-
-        _write(output, jsonout.dumps(postmortem.analysis_document(held.pop(), redact=redact, redact_hosts=redact_hosts)))
-    elif fmt is ReportFormat.html:
-        _write(output, postmortem.render_html(held.pop(), redact=redact, redact_hosts=redact_hosts))
-    else:
-        text = postmortem.render_markdown(held.pop(), redact=redact, redact_hosts=redact_hosts)
-        if output is None and stdout_is_terminal() and use_color():
-            _page_markdown(text)
-        else:
-            _write(output, text)
+    with progress_line("analyzing", progress):
+        data = _report(file, fmt, format, patterns, session, strict, not no_redact, redact_hosts)
+    if fmt is ReportFormat.md and output is None and stdout_is_terminal() and use_color():
+        _page_markdown(data if isinstance(data, str) else data.decode())
+        return
+    with redirected(output):
+        emit(data)
     if open_report and output is not None:
         say(f"logsleuth: opening {output}")
         open_with_system(output)
+
+
+class ExplainFormat(enum.StrEnum):
+    md = "md"
+    json = "json"
 
 
 @app.command()
 def explain(
     file: str = FILE_ARG,
     message: int = typer.Option(..., "--message", "-m", help="The message number ([msg N] in reports: the event seq)."),
-    output: Path | None = typer.Option(None, "-o", "--output", help="Write here instead of stdout."),
+    output: Path | None = output_opt("Write here instead of stdout (the extension picks the format: .md, .json)."),
+    output_format: ExplainFormat | None = typer.Option(
+        None, "--output-format", "-O", help="md or json (default: from -o's extension, else md)."
+    ),
     no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets in the output (default: masked)."),
     format: str | None = FORMAT_OPT,
     patterns: list[str] = PATTERNS_OPT,
@@ -189,17 +168,28 @@ def explain(
     from logsleuth.ingest import coverage
     from logsleuth.render import explain as explain_render
 
-    reader_format_hint(format, ("md", "json"))
-    _check_output(output)
+    reader_format_hint(format, tuple(ExplainFormat))
+    fmt = pick_format(output, output_format, tuple(ExplainFormat), ExplainFormat.md)
+    check_target(output)
     an = run(file, format, patterns, session=session)
     coverage.check(an.transcript, strict=strict)
-    _write(output, explain_render.render_explain(an, message, redact=not no_redact))
+    if fmt == ExplainFormat.json:
+        from logsleuth import jsonout
+
+        data: str | bytes = jsonout.dumps(explain_render.explain_document(an, message, redact=not no_redact))
+    else:
+        data = explain_render.render_explain(an, message, redact=not no_redact)
+    with redirected(output):
+        emit(data)
 
 
 @app.command()
 def graph(
     file: str = FILE_ARG,
-    output_format: GraphFormat = typer.Option(GraphFormat.json, "--output-format", "-O"),
+    output_format: GraphFormat | None = typer.Option(
+        None, "--output-format", "-O", help="json, dot or mermaid (default: from -o's extension, else json)."
+    ),
+    output: Path | None = output_opt("Write here instead of stdout (the extension picks the format: .json, .dot, .mmd)."),
     no_redact: bool = typer.Option(False, "--no-redact", help="Keep secrets in the output (default: masked)."),
     format: str | None = FORMAT_OPT,
     patterns: list[str] = PATTERNS_OPT,
@@ -211,6 +201,8 @@ def graph(
     from logsleuth.render import graph as graph_render
 
     reader_format_hint(format, tuple(GraphFormat))
+    fmt = GraphFormat(pick_format(output, output_format, tuple(GraphFormat), GraphFormat.json))
+    check_target(output)
     an = run(file, format, patterns, session=session, with_reasoning=False)
     from logsleuth.ingest import coverage
 
@@ -219,11 +211,12 @@ def graph(
         from logsleuth.render.masking import redact_analysis
 
         an = redact_analysis(an)[0]
-    if output_format is GraphFormat.dot:
-        emit(graph_render.to_dot(an.graph))
-    elif output_format is GraphFormat.mermaid:
-        emit(graph_render.to_mermaid(an.graph, an.category_title))
-    else:
-        from logsleuth import jsonout
+    with redirected(output):
+        if fmt is GraphFormat.dot:
+            emit(graph_render.to_dot(an.graph))
+        elif fmt is GraphFormat.mermaid:
+            emit(graph_render.to_mermaid(an.graph, an.category_title))
+        else:
+            from logsleuth import jsonout
 
-        emit(jsonout.dumps(an.graph.to_dict()))
+            emit(jsonout.dumps(an.graph.to_dict()))

@@ -181,3 +181,17 @@ def fail(exc: BaseException) -> int:
         msg = f"internal error: {type(exc).__name__}: {exc} (rerun with --debug and report it)"
     say(f"logsleuth: error: {msg}")
     return int(code)
+
+
+def complete_reader(incomplete: str) -> list[str]:
+    """Shell completion of `--format`: the reader names (what `--format` takes)."""
+    from logsleuth.ingest.detect import format_names
+
+    return [n for n in format_names() if n.startswith(incomplete)]
+
+
+def complete_category(incomplete: str) -> list[str]:
+    """Shell completion of `--category`: the built-in library's categories."""
+    from logsleuth.index.patterns import library
+
+    return sorted(c for c in library().categories if c.startswith(incomplete))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
-from logsleuth.cli.app import TableOrJson, app, emit, reader_format_hint
+from logsleuth.cli.app import TableOrJson, app, complete_reader, emit, reader_format_hint
+from logsleuth.cli.output import check_target, output_opt, pick_format, redirected
 from logsleuth.termsafe import say
 
 if TYPE_CHECKING:
@@ -39,8 +41,11 @@ def load_library_for_cli(dirs: list[str], builtin: bool = True) -> PatternLibrar
 @app.command()
 def classify(
     file: str = typer.Argument(..., help="A transcript, log, folder, or - for stdin (.gz/.zst ok)."),
-    format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting."),
-    output_format: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O"),
+    format: str | None = typer.Option(None, "--format", help="Force a reader instead of detecting.", autocompletion=complete_reader),
+    output_format: TableOrJson | None = typer.Option(
+        None, "--output-format", "-O", help="table or json (default: from -o's extension, else table)."
+    ),
+    output: Path | None = output_opt(),
     patterns: list[str] = typer.Option([], "--patterns", metavar="DIR", help=PATTERNS_HELP),
     builtin: bool = typer.Option(True, "--builtin/--no-builtin", help=BUILTIN_HELP),
     fail_on: FailOn | None = typer.Option(None, "--fail-on", help="Exit 1 when a finding is at or above this."),
@@ -54,6 +59,8 @@ def classify(
     from logsleuth.model import Severity
 
     reader_format_hint(format, tuple(TableOrJson))
+    fmt = pick_format(output, output_format, tuple(TableOrJson), TableOrJson.table)
+    check_target(output)
     lib = load_library_for_cli(patterns, builtin)
     # a plain text log is read as the records a pattern could match (the same findings, and
     # the same report, for a fraction of the work on a big log)
@@ -76,14 +83,15 @@ def classify(
     del t  # the event table is not printed: freed before the output is made
     for w in result.warnings:
         say(f"logsleuth: warning: {w}")
-    if output_format is TableOrJson.json:
-        from logsleuth.cli import jsonstream
+    with redirected(output):
+        if fmt == TableOrJson.json:
+            from logsleuth.cli import jsonstream
 
-        jsonstream.write(json_chunks(report.to_dict(), result))
-    else:
-        from logsleuth.render.findings import classification_table
+            jsonstream.write(json_chunks(report.to_dict(), result))
+        else:
+            from logsleuth.render.findings import classification_table
 
-        show_table(classification_table(report, result, width=table_width()) + _legend(result))
+            show_table(classification_table(report, result, width=table_width()) + _legend(result))
     if fail_on is not None:
         floor = Severity(fail_on.value).rank
         if any(f.severity.rank >= floor for f in result.findings):

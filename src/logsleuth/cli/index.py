@@ -10,7 +10,8 @@ from typing import Any
 
 import typer
 
-from logsleuth.cli.app import TableOrJson, app, emit
+from logsleuth.cli.app import TableOrJson, app, complete_category, emit
+from logsleuth.cli.output import check_target, output_opt, pick_format, redirected
 from logsleuth.errors import ExitCode, InputError, Location, UsageError
 
 DB_OPT = typer.Option(None, "--db", help="Index directory (default: $XDG_DATA_HOME/logsleuth).")
@@ -68,7 +69,10 @@ def index(
     keep_deleted: bool = typer.Option(False, "--keep-deleted", help="Keep the findings of inputs that no longer exist."),
     patterns: list[str] = PATTERNS_OPT,
     builtin: bool = BUILTIN_OPT,
-    output_format: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O"),
+    output_format: TableOrJson | None = typer.Option(
+        None, "--output-format", "-O", help="The summary as table or json (default: from -o's extension, else table)."
+    ),
+    output: Path | None = output_opt("Write the summary here instead of stdout (the extension picks the format, as -O does)."),
     jobs: int | None = typer.Option(
         None, "--jobs", "-j", min=1, help="Processes analysing inputs side by side (default: the cores, at most 4; $LOGSLEUTH_INDEX_JOBS)."
     ),
@@ -92,17 +96,20 @@ def index(
         roots += found
     if not roots:
         raise UsageError("nothing to index", hint="give PATH… or --auto")
+    fmt = pick_format(output, output_format, tuple(TableOrJson), TableOrJson.table)
+    check_target(output)
     with _progress_bar() as progress:
         summary = build(
             roots, db, library=library(tuple(patterns), builtin), wait=not no_wait, force=force, keep_deleted=keep_deleted, progress=progress,
             jobs=jobs, origin=origin,
         )
-    if output_format is TableOrJson.json:
-        from logsleuth import jsonout
+    with redirected(output):
+        if fmt == TableOrJson.json:
+            from logsleuth import jsonout
 
-        emit(jsonout.dumps(summary.to_dict() | {"not_used": summary.not_used}))
-    else:
-        emit(_summary_text(summary) + "".join(f"\nnot used: {u}" for u in summary.not_used))
+            emit(jsonout.dumps(summary.to_dict() | {"not_used": summary.not_used}))
+        else:
+            emit(_summary_text(summary) + "".join(f"\nnot used: {u}" for u in summary.not_used))
     if summary.errors and not (summary.files or summary.unchanged):
         raise typer.Exit(int(ExitCode.INPUT))
 
@@ -112,12 +119,15 @@ def search(
     query: str = typer.Argument(..., help="Pasted error text (a line or a whole traceback), a pattern id, or - for stdin."),
     db: Path | None = DB_OPT,
     files: list[str] = typer.Option([], "--in", help="Search these inputs (analysed now) instead of the index."),
-    category: str | None = typer.Option(None, "--category", help="Only this category."),
+    category: str | None = typer.Option(None, "--category", help="Only this category.", autocompletion=complete_category),
     since: str | None = typer.Option(None, "--since", help="Only occurrences on or after this date (YYYY-MM-DD)."),
     limit: int = typer.Option(10, "--limit", help="At most this many results."),
     patterns: list[str] = PATTERNS_OPT,
     builtin: bool = BUILTIN_OPT,
-    output_format: TableOrJson = typer.Option(TableOrJson.table, "--output-format", "-O"),
+    output_format: TableOrJson | None = typer.Option(
+        None, "--output-format", "-O", help="table or json (default: from -o's extension, else table)."
+    ),
+    output: Path | None = output_opt(),
 ) -> None:
     """Prior occurrences of an error and what fixed them."""
     from logsleuth.index.patterns import library
@@ -125,6 +135,8 @@ def search(
     from logsleuth.search.hits import render_table
     from logsleuth.search.query import parse_since
 
+    fmt = pick_format(output, output_format, tuple(TableOrJson), TableOrJson.table)
+    check_target(output)
     if query == "-":
         query = sys.stdin.read()
     if db is not None and db.exists() and not db.is_dir():  # said as `files.parquet: Not a directory` before
@@ -148,13 +160,29 @@ def search(
         limit=limit,
         lib=lib,
     )
-    if output_format is TableOrJson.json:
-        from logsleuth import jsonout
+    with redirected(output):
+        if fmt == TableOrJson.json:
+            from logsleuth import jsonout
 
-        emit(jsonout.dumps(result.to_dict()))
-    else:
-        emit(render_table(result))
+            emit(jsonout.dumps(result.to_dict()))
+        elif result.hits:
+            emit(render_table(result))
     if files and result.errors and len(result.errors) >= len(files) and not result.hits:
         raise InputError(result.errors[0])
-    if not result.hits:  # as grep and ripgrep: 1 when nothing was found
+    if not result.hits:  # as grep and ripgrep: nothing on stdout, 1 when nothing was found
+        if fmt == TableOrJson.table:
+            _say_no_hits(result)
         raise typer.Exit(int(ExitCode.FINDINGS))
+
+
+def _say_no_hits(result: Any) -> None:
+    """On stderr: that nothing was found, the inputs that could not be searched, and what the
+    pattern library says about the error."""
+    from logsleuth.search.render import no_hits
+    from logsleuth.termsafe import inert_text, say
+
+    for e in result.errors:
+        say(f"logsleuth: warning: {e}")
+    q = result.query
+    sys.stderr.write(inert_text(no_hits({"text": q.text, "pattern": q.pattern, "category": q.category,
+                                         "captures": q.captures})))

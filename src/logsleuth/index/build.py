@@ -424,6 +424,8 @@ def _run(
             elif isinstance(step, str):
                 error = step
             else:
+                if progress is not None:  # the input being analysed now, not the one before it
+                    progress(Progress(done - 1, len(ordered), source))
                 out = next(outcomes)
                 error = out.error
                 if out.result is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from logsleuth.actions.packages import spec_code
 from logsleuth.analysis import Analysis
 from logsleuth.facts import SessionFacts
 from logsleuth.link import action_label
@@ -70,7 +71,7 @@ def timeline(an: Analysis) -> tuple[TimelineRow, ...]:
     for a in g.node_actions.values():
         rows.append((a.seq, "pivot" if a.id in pivots else "fix", action_label(a)))
     for a, f in g.failed_attempts:
-        rows.append((f.seq, "attempt failed", f"{a.subject}{a.value or ''}"))
+        rows.append((f.seq, "attempt failed", spec_code(a.subject, a.value).replace("`", "")))
     if g.first_success is not None:
         rows.append((g.first_success.seq, "success", an.category_title(g.first_success.category)))
     rows.sort(key=lambda r: (r[0], _ORDER[r[1]], r[2]))

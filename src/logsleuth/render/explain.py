@@ -121,3 +121,11 @@ def render_explain(an: Analysis, seq: int, *, redact: bool = True) -> str:
     story, n = redacted(explain_message(an, seq), redact, False)
     text = template_env().get_template("explain.md.j2").render(**story.to_fields(), redactions=masked + n)
     return inert_html(str(text))  # no live HTML (mdsafe.py)
+
+
+def explain_document(an: Analysis, seq: int, *, redact: bool = True) -> dict[str, object]:
+    """`explain -O json`: {"session", "message": the story's fields, "redactions"} (the data the
+    markdown is rendered from)."""
+    an, masked = prepared(an, redact, False)
+    story, n = redacted(explain_message(an, seq), redact, False)
+    return {"session": an.session, "message": story.to_dict(), "redactions": masked + n}

@@ -7,7 +7,7 @@ what the markdown around it makes of it: a value holding a backtick or a ``` lin
 code it was put in. So the finished document is read the way a markdown renderer reads it
 (markdown-it, CommonMark with GFM tables; rich already depends on it), and every line where the
 parser finds raw HTML (an HTML block, an inline tag, a comment, `</details>`) has its tag openers
-written as `&lt;`, which renders as the `<` it was. The document is parsed again until no HTML
+escaped as `\\<`, which renders as the `<` it was and reads as one in a terminal (`&lt;` did not). The document is parsed again until no HTML
 is left (escaping changes what the parser sees, e.g. a code span that now pairs differently).
 A document with no `<` that could open a tag is returned untouched without parsing.
 """
@@ -50,7 +50,7 @@ def inert_html(markdown: str) -> str:
     one is a transcript's (`[x](javascript:…)`, an image that loads from a server when the report
     is viewed)."""
     if _OPENER.search(markdown):
-        markdown = _escaped(markdown, _html_lines, lambda line: _OPENER.sub("&lt;", line))
+        markdown = _escaped(markdown, _html_lines, lambda line: _OPENER.sub(r"\\<", line))
     if "](" in markdown or "]:" in markdown or "][" in markdown:
         markdown = _escaped(markdown, _link_lines, lambda line: _BRACKET.sub(r"\\[", line))
     return markdown

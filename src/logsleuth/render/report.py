@@ -95,6 +95,7 @@ class Fix(Part):
     at: int | None
     held: bool | None
     rerun: bool = True  # seen gone when the same step ran again (else at a later, different step)
+    same: bool = False  # the fix and the run that showed it gone were one command
 
 
 @dataclass(frozen=True, slots=True)

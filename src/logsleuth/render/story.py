@@ -279,7 +279,7 @@ class Story:
         rerun = f.gone_by == "re-run"
         if not f.fix:
             return Fix(None, None, f.gone_seq, f.held, rerun)
-        return Fix(refs.recite(f.fix_text()), f.fix[0].seq, f.gone_seq, f.held, rerun)
+        return Fix(refs.recite(f.fix_text()), f.fix[0].seq, f.gone_seq, f.held, rerun, f.fixed_at == f.fix[0].seq)
 
     def _recurrence_seq(self, ep: Episode, steps: list[Step]) -> int:
         last = steps[-1].seq if steps else -1
@@ -477,7 +477,8 @@ class Story:
                 continue
             first = f.fix[0]
             a = acts.get(first.seq)
-            gone = f" ({lower_first(f.title)} gone by {refs.cite(f.gone_seq)}" if f.gone_seq is not None else ""
+            same = " the re-run in the same command" if f.fixed_at == first.seq else ""
+            gone = f" ({lower_first(f.title)} gone by{same} {refs.cite(f.gone_seq)}" if f.gone_seq is not None else ""
             gone += ", but it came back)" if gone and f.held is False else ")" if gone else ""
             out.append(Change(f"{f.fix_text()}{gone}", first.seq, (a.raw or a.command) if a else ""))
         return tuple(out)

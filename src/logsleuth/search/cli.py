@@ -8,7 +8,8 @@ prefilter occurs in the query (no pathlib, typing, dataclasses, orjson, rapidfuz
 hashlib: at ~5-40 ms of CPU each, start-up was most of a search); anything else — other
 commands, other options, `--help`, no sidecar or a stale one, an error — goes to the typer
 application, which owns the behaviour (and the exit status) of those cases. No hits is answered
-here as the typer command answers it ("no prior occurrences", exit status 1, as grep). The
+here as the typer command answers it (nothing on stdout, "no prior occurrences" and the pattern's
+advice on stderr, exit status 1, as ripgrep). The
 answer is the one the Parquet path gives: the same query reading (the default library's
 snapshot, classified as query.classify_query does: snapshot_query.py), the same ranking
 (rank.PATTERN_SQL and TEXT_SQL, which engine.search runs over this sidecar too; its Parquet
@@ -55,13 +56,17 @@ def main(argv: Sequence[str]) -> int | None:
         return None  # the full path reports whatever this was, with its location and hint
     if found is None:
         return None
-    out, hits = found
+    out, hits, note = found
     from logsleuth.termsafe import inert
 
     out = inert(out)  # as cli.app.emit: a transcript never drives the terminal
     try:
-        sys.stdout.buffer.write(out if out.endswith(b"\n") else out + b"\n")
-        sys.stdout.flush()
+        if out:
+            sys.stdout.buffer.write(out if out.endswith(b"\n") else out + b"\n")
+            sys.stdout.flush()
+        if note:
+            sys.stderr.buffer.write(inert(note))
+            sys.stderr.flush()
     except BrokenPipeError:
         pass
     return 0 if hits else 1  # as grep and ripgrep: 1 when nothing was found
@@ -95,8 +100,8 @@ def parse(argv: Sequence[str]) -> dict[str, str] | None:
     return opts
 
 
-def answer(opts: Mapping[str, str]) -> tuple[bytes, int] | None:
-    """(output, number of hits), or None when the full application must answer."""
+def answer(opts: Mapping[str, str]) -> tuple[bytes, int, bytes] | None:
+    """(stdout, number of hits, stderr), or None when the full application must answer."""
     text = sys.stdin.read() if opts["query"] == "-" else opts["query"]
     if not text.strip():
         return None
@@ -114,10 +119,12 @@ def answer(opts: Mapping[str, str]) -> tuple[bytes, int] | None:
         from logsleuth.search.query import Query
 
         result = SearchResult(Query(**query), tuple(Hit.of(h) for h in hits))
-        return jsonout.dumps(result.to_dict()), len(hits)
-    from logsleuth.search.render import table
+        return jsonout.dumps(result.to_dict()), len(hits), b""
+    from logsleuth.search.render import no_hits, table
 
-    return table(query, hits).encode(), len(hits)
+    if not hits:  # nothing on stdout, as ripgrep; what was looked for (and the library's advice) on stderr
+        return b"", 0, no_hits(query).encode()
+    return table(query, hits).encode(), len(hits), b""
 
 
 DEFAULT_LIMIT = 10  # engine.DEFAULT_LIMIT

@@ -175,3 +175,17 @@ def table(query: Mapping[str, Any], hits: Sequence[HitLike], errors: Sequence[st
         lines.append(f"   {res}")
     lines += [f"error: {e}" for e in errors]
     return "\n".join(lines) + "\n"
+
+
+def no_hits(query: Mapping[str, Any]) -> str:
+    """What a search that found nothing says on stderr (stdout stays empty, as ripgrep's): that
+    nothing was found, and what the pattern library says about the error when a pattern read it."""
+    if query["pattern"] is None:
+        return "logsleuth: no prior occurrences (no pattern matched; full-text search over indexed errors)\n"
+    lines = [f"logsleuth: no prior occurrences of {query['pattern']} ({query['category']}) in the index"]
+    from logsleuth.search import advice
+
+    tip = advice.advice(query["pattern"], query.get("captures"))
+    if tip is not None:
+        lines += ["what the pattern library says:", *("  " + ln for ln in advice.text(tip).splitlines())]
+    return "\n".join(lines) + "\n"
