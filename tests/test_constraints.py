@@ -10,6 +10,7 @@ import pytest
 from logsleuth.link.constraints import (
     bends,
     blocked_by_rules,
+    diagnosis_only,
     read_constraints,
     request_text,
     rule_catch22,
@@ -156,3 +157,16 @@ def test_a_locked_package_swapped_to_reach_the_goal_is_a_workaround() -> None:
     an = analyze(str(REAL / "rec-detkit" / "session.jsonl"))
     assert an.graph.outcome is Outcome.WORKED_AROUND
     assert [p.subject for p in an.graph.pivots] == ["torch"]
+
+
+@pytest.mark.parametrize("request_text, asked", [
+    ("Find out why `make` fails here; don't change anything yet, I want to understand it first.", True),
+    ("Can you investigate why the build breaks? Please do not modify any files.", True),
+    ("Tell me what's going on with the install before we touch the CI image.", True),
+    ("Find out why pytest fails and fix it.", False),  # a fix is asked for
+    ("Don't change anything under vendor/, and get `make test` passing.", False),  # a rule, not a diagnosis
+    ("Why does `pip install -e .` fail? Get it working.", False),
+])
+def test_a_diagnosis_only_request(request_text: str, asked: bool) -> None:
+    """The goal of "find out why … don't change anything" is an explanation (verdict/outcome.py)."""
+    assert diagnosis_only(request_text) is asked

@@ -78,6 +78,19 @@ def request_text(events: pl.DataFrame) -> str:
     return str(users["text"][0] or "")[:4000] if users.height else ""
 
 
+_ASKS_WHY = re.compile(r"\b(?:find out|figure out|work out|tell me|explain|diagnose|investigate|understand|look into)\b[^.?!\n]{0,40}?"
+                       r"\b(?:why|what(?:'s| is)? (?:going on|wrong|happening)|the cause|the reason)\b", re.I)
+_NO_CHANGE = re.compile(r"\b(?:don'?t|do not|no need to|without) (?:change|edit|fix|modify|touch)(?:ing)? (?:anything|any\b|the code|it yet)|"
+                        r"\b(?:change|edit|fix|touch) nothing\b|\bno (?:edits|changes)\b|\bdon'?t (?:change|fix|edit) anything yet\b|"
+                        r"\bbefore (?:we|I) (?:touch|change|fix)\b", re.I)
+
+
+def diagnosis_only(request: str) -> bool:
+    """The request asks why something fails and that nothing be changed ("find out why … — don't
+    change anything yet"): its goal is an explanation, not a pass."""
+    return bool(_ASKS_WHY.search(request)) and bool(_NO_CHANGE.search(request))
+
+
 def read_constraints(request: str) -> tuple[Constraint, ...]:
     """The rules of a request, clause by clause."""
     out = []

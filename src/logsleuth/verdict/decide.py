@@ -12,7 +12,7 @@ from logsleuth.verdict.bends import find_bends
 from logsleuth.verdict.context import Context, category_maps, cause_rules
 from logsleuth.verdict.failures import failure_verdicts
 from logsleuth.verdict.model import Verdict
-from logsleuth.verdict.outcome import decide_ending, success_run
+from logsleuth.verdict.outcome import decide_ending, diagnosis_ending, success_run
 from logsleuth.verdict.recipe import recipe
 from logsleuth.verdict.rootcause import decide_root_cause
 
@@ -28,12 +28,14 @@ def decide(events: pl.DataFrame, findings: Sequence[Finding], actions: Sequence[
     bends = find_bends(ctx, pre, success)
     ending = decide_ending(ctx, pre, bends, success)
     failures = pre if ending.success == _seq(success) else failure_verdicts(ctx, ending.success)
+    root = decide_root_cause(ctx, failures)
+    ending = diagnosis_ending(ctx, root) or ending
     return Verdict(
         session=graph.session,
         outcome=ending.outcome,
         reason=ending.reason,
         reason_seqs=ending.seqs,
-        root_cause=decide_root_cause(ctx, failures),
+        root_cause=root,
         failures=failures,
         still_open=ending.still_open,
         bends=tuple(bends) if ending.success is not None else (),

@@ -15,11 +15,13 @@ from dataclasses import dataclass
 
 from logsleuth.clip import short
 from logsleuth.enums import Outcome
+from logsleuth.link.constraints import diagnosis_only
 from logsleuth.link.resolution import closing_words
 from logsleuth.model import Action, ActionKind, Run, RunStatus, Target
 from logsleuth.verdict.bends import VENDOR as _VENDOR
+from logsleuth.verdict.changes import is_change
 from logsleuth.verdict.context import Context, episodes_by_id, last_failure
-from logsleuth.verdict.model import Bend, FailureVerdict, OpenItem
+from logsleuth.verdict.model import Bend, FailureVerdict, OpenItem, RootCause
 from logsleuth.verdict.rootcause import telling_line
 
 _GAVE_UP = re.compile(
@@ -70,6 +72,28 @@ def decide_ending(ctx: Context, failures: Sequence[FailureVerdict], bends: Seque
     if not ctx.graph.episodes:
         return _no_failure(ctx, success)
     return _of_runs(ctx, failures, bends, success) if ctx.transcript else _of_log(ctx, failures)
+
+
+def diagnosis_ending(ctx: Context, root: RootCause) -> Ending | None:
+    """A request for a diagnosis only ("find out why … don't change anything yet"): reached when
+    the agent states the cause and changed nothing; not when it states none. None for any other
+    request, or when the session changed something (then it is judged as any other)."""
+    if not ctx.transcript or not ctx.graph.episodes or not diagnosis_only(ctx.request):
+        return None
+    if any(is_change(a, ctx.never_ran) for a in ctx.actions):
+        return None
+    if root.basis == "agent" and root.text:
+        at = root.seqs[0] if root.seqs else _closing_seq(ctx)
+        return Ending(Outcome.RESOLVED, f"The request asks for a diagnosis, not a fix: the agent states the cause [msg {at}] "
+                      "and changed nothing.", (at,), None, ())
+    return Ending(Outcome.UNRESOLVED, "The request asks for a diagnosis, and the agent's words name no cause of the failure.",
+                  (), None, _open_items(ctx, failure_verdicts_open(ctx)))
+
+
+def failure_verdicts_open(ctx: Context) -> list[FailureVerdict]:
+    """The episodes as unfixed failures (a diagnosis fixes nothing)."""
+    return [FailureVerdict(ep.id, ctx.title(ep), ep.category, ep.occurrences[0], ep.occurrences[-1], None, None,
+                           (), "", "a diagnosis was asked for; nothing was changed") for ep in ctx.graph.episodes]
 
 
 def _no_failure(ctx: Context, success: Run | None) -> Ending:
