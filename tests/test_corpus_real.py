@@ -24,7 +24,7 @@ from logsleuth.library import load_library
 CORPUS_DIR = Path(__file__).parent / "corpus"
 CORPUS = CORPUS_DIR / "real_errors.jsonl"
 HELDOUT = CORPUS_DIR / "heldout.jsonl"
-FLOOR = 0.998  # real_errors.jsonl: 704/705 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
+FLOOR = 0.998  # real_errors.jsonl: 710/711 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
 HELDOUT_FLOOR = 0.97  # heldout.jsonl (round 5 batch), held out: 75/77 = 0.974 at its first and only scoring
 # (tests/corpus/README.md); no pattern was written from it
 HELDOUT_RECALL = CORPUS_DIR / "heldout_recall.jsonl"
