@@ -24,7 +24,7 @@ from logsleuth.library import load_library
 CORPUS_DIR = Path(__file__).parent / "corpus"
 CORPUS = CORPUS_DIR / "real_errors.jsonl"
 HELDOUT = CORPUS_DIR / "heldout.jsonl"
-FLOOR = 0.998  # real_errors.jsonl: 541/542 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
+FLOOR = 0.998  # real_errors.jsonl: 710/711 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
 HELDOUT_FLOOR = 0.97  # heldout.jsonl (round 5 batch), held out: 75/77 = 0.974 at its first and only scoring
 # (tests/corpus/README.md); no pattern was written from it
 HELDOUT_RECALL = CORPUS_DIR / "heldout_recall.jsonl"
@@ -41,7 +41,9 @@ KNOWN_FALSE_ALARMS: dict[str, set[str]] = {
 KNOWN_SILENT: dict[str, set[str]] = {
     "real_errors.jsonl": {"nccl-shm-pytorch-37004"},  # only NCCL WARN lines: warnings, not failures
     "heldout.jsonl": {"r5-ort-rust-loadlibrary-126-232"},
-    "heldout_recall.jsonl": {"hr-rdzv-connection-64926"},
+    # hr-rdzv-connection-64926 (torchelastic's JSON error record) has a finding since a record's "message" value
+    # is output, not code (quoting.py; written from https://github.com/facebookresearch/av_hubert/issues/19)
+    "heldout_recall.jsonl": set(),
 }
 
 

@@ -16,13 +16,13 @@ import re
 
 from logsleuth.ingest.listing import in_listing
 
-# `path/file.ext:12:` or `file.ext-12-` (grep -n / rg -n, context lines), not `file.c:12:5: error:`
-# nor Python's own `…/torch/cuda/__init__.py:88: UserWarning: …` (a warning as emitted). The name
+# `path/file.ext:12:` or `file.ext-12-` (grep -n / rg -n, context lines), not `file.c:12:5: error:`,
+# nor tsc's default (pretty) `src/index.ts:2:15 - error TS2307: …`, nor Python's own `…/torch/cuda/__init__.py:88: UserWarning: …` (a warning as emitted). The name
 # starts where a run of name characters starts (the look-behind): tried from every position of a
 # run, the pattern was quadratic in a line's first whitespace-free run (80,000 characters: 17 s)
 _GREP = re.compile(
     r"^\S*?(?<![\w.-])[\w.-]+\.(?:py|pyi|pyx|c|cc|cpp|cxx|cu|cuh|h|hh|hpp|rs|go|js|jsx|ts|tsx|mjs|java|kt|rb|ex|exs|"
-    r"md|rst|txt|ya?ml|json|toml|cfg|ini|sh|cmake|j2|html)[:-]\d+[:-](?!\d+:)(?!\s*(?:fatal error|error|warning|note)\b|\s*[A-Z]\w*(?:Warning|Error):)"
+    r"md|rst|txt|ya?ml|json|toml|cfg|ini|sh|cmake|j2|html)[:-]\d+[:-](?!\d+(?::| - (?:error|warning) ))(?!\s*(?:fatal error|error|warning|note)\b|\s*[A-Z]\w*(?:Warning|Error):)"
 )
 _BARE_GREP = re.compile(r"^\d+[:-]")
 # a statement that builds an error string: raise/throw/return, assignment, a logging/format call,
@@ -34,6 +34,9 @@ _CODE = re.compile(
     r"""TORCH_WARN|C10_THROW_ERROR|RuntimeError|ValueError|Exception)\s*\(|"""
     r"""["'][^"']*["']\s*:)"""
 )
+# a structured error record's message field (torchelastic's error file, a JSON log line): the value is the
+# exception as it was raised, output and not code that builds one
+_RECORD_MESSAGE = re.compile(r'^\s*"(?:message|error|msg)"\s*:\s*"[A-Z]\w*(?:Error|Exception): ')
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 # a markdown table's delimiter row (`|---|:--:|`, or `-- | --` as a rendered table is copied back from GitHub)
 _STATUS_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")  # CUBLAS_STATUS_EXECUTION_FAILED, CUDA_ERROR_X
@@ -118,7 +121,7 @@ def in_string_literal(line: str, pos: int) -> bool:
     """The match is inside a quoted string of a line that is code building an error message."""
     before = line[:pos]
     opened = any(before.count(q) % 2 == 1 for q in ('"', "'"))
-    return opened and bool(_CODE.match(line))
+    return opened and bool(_CODE.match(line)) and not _RECORD_MESSAGE.match(line)
 
 
 def lines_around(text: str, pos: int, reach: int) -> tuple[list[str], int]:
