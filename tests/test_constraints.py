@@ -170,3 +170,11 @@ def test_a_locked_package_swapped_to_reach_the_goal_is_a_workaround() -> None:
 def test_a_diagnosis_only_request(request_text: str, asked: bool) -> None:
     """The goal of "find out why … don't change anything" is an explanation (verdict/outcome.py)."""
     assert diagnosis_only(request_text) is asked
+
+
+def test_a_demand_that_something_keeps_working_protects_no_file() -> None:
+    """Renaming a module and editing the script that imports it keeps the script working: no rule broken."""
+    rules = read_constraints("Get pytest passing. plot_sweep.py is a script I use every day, so it has to keep working.")
+    assert rules == ()
+    kept = read_constraints("Keep plot_sweep.py as it is; it has to keep working.")
+    assert [c.files for c in kept] == [("plot_sweep.py",)]

@@ -91,11 +91,18 @@ def diagnosis_only(request: str) -> bool:
     return bool(_ASKS_WHY.search(request)) and bool(_NO_CHANGE.search(request))
 
 
+# "it has to keep working", "must still pass": a demand on behaviour (a goal), not a file kept as it is
+_BEHAVIOUR = re.compile(r"\b(?:keep|kept) (?:on )?(?:working|running|passing|building|importing)\b|"
+                        r"\b(?:must|has to|have to|needs? to|should) (?:still )?(?:work|run|pass|build|import)\b", re.I)
+
+
 def read_constraints(request: str) -> tuple[Constraint, ...]:
-    """The rules of a request, clause by clause."""
+    """The rules of a request, clause by clause (a clause that only asks that something keeps
+    working is a goal: the held-out statshadow's edit of the script "it has to keep working" was
+    called a broken rule)."""
     out = []
     for clause in _CLAUSE_SPLIT.split(request):
-        if not clause or not _RULE.search(clause):
+        if not clause or not _RULE.search(_BEHAVIOUR.sub(" ", clause)):
             continue
         files = tuple(dict.fromkeys(m.lower() for m in _FILE.findall(clause)))
         subjects: list[str] = []

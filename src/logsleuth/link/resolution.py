@@ -20,7 +20,7 @@ from logsleuth.actions.shellparse import basename, commands
 from logsleuth.enums import INSTALLS, PACKAGE_CHANGES
 from logsleuth.link.constraints import request_text
 from logsleuth.link.runindex import RunIndex, scratch_only
-from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, target_of
+from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, probe_tool_missing, target_of
 from logsleuth.model import (
     NO_SEQ_LIMIT,
     Action,
@@ -140,17 +140,8 @@ def split_notes(
 
 
 def typed_probe_missing(f: Finding, run: Run) -> bool:
-    """A program the agent typed to look at something is missing (`cuobjdump --list-elf bin/x`
-    beside `./bin/x` in one call): the probe's absence, not the goal's; the run's own target's
-    program missing (`nvcc x.cu`: nvcc not found) stays a failure. Held-out gputest, headerskew:
-    `cuobjdump: No such file or directory` was a step of the chain."""
-    if f.category != "command_not_found":
-        return False
-    prog = next((v for k, v in f.captures.items() if k in ("command", "program", "zsh_command") and v), "")
-    name = prog.rsplit("/", 1)[-1]
-    if not name or any(basename(t.argv[0]) == name for t in run.targets if t.argv):
-        return False
-    return re.search(rf"(?:^|[\s;&|(/]){re.escape(name)}\b", run.command) is not None
+    """A program the agent typed to look with is missing (link.runs.probe_tool_missing)."""
+    return probe_tool_missing(f, run.targets, run.command)
 
 
 def acted_on(notes: Sequence[Finding], fixes: Sequence[Action], idx: RunIndex) -> list[Finding]:

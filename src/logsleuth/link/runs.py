@@ -27,7 +27,9 @@ DIAGNOSTIC_ENV = re.compile(
     r"TORCH_CPP_LOG_LEVEL|PYTHONVERBOSE|PYTHONFAULTHANDLER|PYTHONTRACEMALLOC|RUST_BACKTRACE|RUST_LOG|LD_DEBUG|"
     r"VERBOSE|DEBUG|CUDA_LOG_FILE|TF_CPP_MIN_LOG_LEVEL|TRITON_DEBUG|VLLM_LOGGING_LEVEL|SGLANG_LOG_LEVEL|LOG_LEVEL|"
     r"PYTHONUNBUFFERED|"
-    r"NVCC_APPEND_FLAGS_VERBOSE|TERM|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|CI|PAGER|GIT_PAGER)$"
+    r"NVCC_APPEND_FLAGS_VERBOSE|TERM|COLUMNS|LINES|NO_COLOR|FORCE_COLOR|CI|PAGER|GIT_PAGER|"
+    # any tool's own switch for more output (SETUPTOOLS_SCM_DEBUG, PIP_VERBOSE, CMAKE_VERBOSE_MAKEFILE)
+    r"[A-Z][A-Z0-9_]*_(?:DEBUG|VERBOSE|VERBOSITY|LOG_LEVEL|LOGLEVEL|TRACE|VERBOSE_MAKEFILE))$"
 )
 DIAGNOSTIC_FLAGS = frozenset({"-v", "-vv", "-vvv", "--verbose", "--debug", "--log-level", "--trace", "-x", "--tb",
                               "-s", "--show-traceback", "--print-build-logs"})
@@ -371,8 +373,16 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
         if role is RunRole.INVESTIGATION and probe and (drives := _drives(command, project)):
             role, targets = RunRole.GOAL, (drives,)
         output = texts.get(res[0], "") if res else ""
-        well = wins if _status_is_own(command, output) else _ending_well(fails, won, texts)
+        if res and fails.get(res[0]) and role is RunRole.GOAL:  # a look's missing tool is not the goal's failure
+            kept = [f for f in fails[res[0]] if not probe_tool_missing(f, targets, command)]
+            if len(kept) < len(fails[res[0]]) and res[2] == 127:  # the call's 127 is the missing tool's, not the goal's
+                res = (res[0], None, None)
+            fails[res[0]] = kept  # this run's own
+        own = _status_is_own(command, output)
+        well = wins if own else _ending_well(fails, won, texts)
         status = _status(res, fails, well, command, output)
+        if not own and status is RunStatus.PASSED and res and res[0] not in wins and role is RunRole.GOAL:
+            status = RunStatus.UNKNOWN  # a filter's 0 (`pip install . | sed -n 25,45p`) and no success seen: not a pass
         if role is RunRole.GOAL:
             bg = _backgrounded(call, body) or any(t.prog == "launch" for t in targets)
             background = targets if bg else ()
@@ -448,6 +458,21 @@ def _status_is_own(command: str, output: str) -> bool:
     if _PIPED.search(command):
         return "pipefail" in command or "PIPESTATUS" in command
     return bool(_ECHOED_RC.search(output[-20_000:])) or not _ends_in_probe(command)
+
+
+def probe_tool_missing(f: Finding, targets: Sequence[Target], command: str) -> bool:
+    """A program the agent typed to look at something is missing (`cuobjdump --list-elf bin/x`
+    beside `./bin/x` in one call): the probe's absence, not the goal's; the run's own target's
+    program missing (`nvcc x.cu`: nvcc not found) stays a failure. Held-out gputest, headerskew:
+    `cuobjdump: No such file or directory` was a step of the chain; smemtile, warpsum: it failed
+    the goal run that passed."""
+    if f.category != "command_not_found":
+        return False
+    prog = next((v for k, v in f.captures.items() if k in ("command", "program", "zsh_command") and v), "")
+    name = prog.rsplit("/", 1)[-1]
+    if not name or any(basename(t.argv[0]) == name for t in targets if t.argv):
+        return False
+    return re.search(rf"(?:^|[\s;&|(/]){re.escape(name)}\b", command) is not None
 
 
 def _ending_well(fails: Mapping[int, list[Finding]], won: Mapping[int, list[Finding]],

@@ -13,6 +13,7 @@ import polars as pl
 from logsleuth.link.constraints import Constraint, read_constraints, request_text
 from logsleuth.link.resolution import goal_targets, main_targets
 from logsleuth.link.runindex import RunIndex, scratch_only
+from logsleuth.link.runs import probe_tool_missing
 from logsleuth.model import Action, CausalGraph, Episode, Finding, Run, RunRole, RunStatus
 
 
@@ -86,15 +87,20 @@ class Context:
         return bool(results.height) and results["exit_code"].is_not_null().any()
 
     @functools.cached_property
-    def _failed_at(self) -> frozenset[int]:
-        return frozenset(f.seq for f in self.findings if f.severity.is_failure)
+    def _failed_at(self) -> dict[int, list[Finding]]:
+        out: dict[int, list[Finding]] = {}
+        for f in self.findings:
+            if f.severity.is_failure:
+                out.setdefault(f.seq, []).append(f)
+        return out
 
     def status(self, r: Run) -> RunStatus:
         """A run's status; where the record keeps no exit codes, a run whose output raised no
-        failure finding passed (its output is all there is to go by)."""
+        failure finding passed (its output is all there is to go by; a look's missing tool is not one)."""
         if r.status is not RunStatus.UNKNOWN or self.exit_codes_kept or r.result_seq is None:
             return r.status
-        return RunStatus.FAILED if r.result_seq in self._failed_at else RunStatus.PASSED
+        own = [f for f in self._failed_at.get(r.result_seq, ()) if not probe_tool_missing(f, r.targets, r.command)]
+        return RunStatus.FAILED if own else RunStatus.PASSED
 
     def final_runs(self) -> dict[str, Run]:
         """Each goal target's last run that said how it went (passed or failed)."""

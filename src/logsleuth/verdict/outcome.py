@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from logsleuth.clip import short
-from logsleuth.enums import Outcome
+from logsleuth.enums import INSTALLS, Outcome
 from logsleuth.link.constraints import diagnosis_only
 from logsleuth.link.resolution import closing_words
 from logsleuth.model import Action, ActionKind, Run, RunStatus, Target
@@ -80,7 +80,7 @@ def diagnosis_ending(ctx: Context, root: RootCause) -> Ending | None:
     request, or when the session changed something (then it is judged as any other)."""
     if not ctx.transcript or not ctx.graph.episodes or not diagnosis_only(ctx.request):
         return None
-    if any(is_change(a, ctx.never_ran) for a in ctx.actions):
+    if any(is_change(a, ctx.never_ran) and not _reproduction(ctx, a) for a in ctx.actions):
         return None
     if root.basis == "agent" and root.text:
         at = root.seqs[0] if root.seqs else _closing_seq(ctx)
@@ -88,6 +88,12 @@ def diagnosis_ending(ctx: Context, root: RootCause) -> Ending | None:
                       "and changed nothing.", (at,), None, ())
     return Ending(Outcome.UNRESOLVED, "The request asks for a diagnosis, and the agent's words name no cause of the failure.",
                   (), None, _open_items(ctx, failure_verdicts_open(ctx)))
+
+
+def _reproduction(ctx: Context, a: Action) -> bool:
+    """An install that did not pass (the failing `pip install -e .` run again to see it) changed nothing."""
+    run = ctx.idx.at.get(a.seq)
+    return a.kind in INSTALLS and run is not None and ctx.status(run) is not RunStatus.PASSED
 
 
 def failure_verdicts_open(ctx: Context) -> list[FailureVerdict]:

@@ -1,0 +1,56 @@
+"""Classes of verdict mistakes read on the held-out sessions after their one scoring (tests/heldout*_sessions:
+spent as held-out, kept as real cases), each fixed where it arose."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from logsleuth.analysis import analyze
+from logsleuth.enums import Outcome
+from logsleuth.link.resolution import is_diagnostic
+from logsleuth.model import Action, ActionKind
+
+ROOT = Path(__file__).parent
+
+
+def _verdict(rel: str):  # type: ignore[no-untyped-def]
+    return analyze(str(ROOT / rel)).verdict
+
+
+@pytest.mark.parametrize("rel", ["heldout2_sessions/warpsum/session.jsonl", "heldout2_sessions/smemtile/session.jsonl"])
+def test_a_missing_look_tool_does_not_fail_the_goal_run_it_shares(rel: str) -> None:
+    """`make test && cuobjdump …; nvidia-smi` on a box without them: the build passed, the looks had no tool."""
+    v = _verdict(rel)
+    assert v.outcome is Outcome.RESOLVED, v.reason
+
+
+def test_editing_the_script_that_has_to_keep_working_is_no_bend() -> None:
+    v = _verdict("heldout2_sessions/statshadow/session.json")
+    assert v.outcome is Outcome.RESOLVED and not v.bends, v.reason
+
+
+def test_the_failing_import_the_request_quotes_is_a_step_and_its_fix_is_the_edit() -> None:
+    v = _verdict("heldout_sessions/fastjoin/session.json")
+    assert v.outcome is Outcome.RESOLVED
+    assert "runtime_library_dirs" in v.failures[0].fix_text()
+
+
+def test_a_resolved_reason_names_every_goal_target_as_run() -> None:
+    v = _verdict("heldout_sessions/oldtools/session.jsonl")
+    assert "`pip install -e .`" in v.reason and "pytest" in v.reason
+    assert not v.recipe[0].startswith(".venv/bin/pip install -e .")  # the failing install opened the session
+    assert "Py_SIZE(out) = o;" in v.failures[1].fix_text()  # the code line, not the comment above it
+
+
+def test_a_ctest_failure_after_a_built_target_fails_the_piped_run() -> None:
+    v = _verdict("heldout_sessions/nativearch/session.json")
+    assert v.outcome is Outcome.UNRESOLVED, v.reason
+
+
+@pytest.mark.parametrize("name", ["SETUPTOOLS_SCM_DEBUG", "PIP_VERBOSE", "CMAKE_VERBOSE_MAKEFILE", "NCCL_DEBUG"])
+def test_a_tools_own_verbosity_switch_is_diagnostic(name: str) -> None:
+    a = Action(ActionKind.ENV_SET, name, "1", "s", 3, "f", 1, f"{name}=1 make")
+    assert is_diagnostic(a)
+    assert not is_diagnostic(Action(ActionKind.ENV_SET, "CUDA_HOME", "/usr/local/cuda", "s", 3, "f", 1, "x"))
