@@ -54,3 +54,10 @@ def test_a_tools_own_verbosity_switch_is_diagnostic(name: str) -> None:
     a = Action(ActionKind.ENV_SET, name, "1", "s", 3, "f", 1, f"{name}=1 make")
     assert is_diagnostic(a)
     assert not is_diagnostic(Action(ActionKind.ENV_SET, "CUDA_HOME", "/usr/local/cuda", "s", 3, "f", 1, "x"))
+
+
+def test_the_recipe_ends_with_the_goal_commands_alone_and_holds_no_dry_run() -> None:
+    """nvflags: `make -pn` (a dry run) was a recipe step, and the passing line carried the looks chained to it."""
+    v = _verdict("heldout2_sessions/nvflags/session.json")
+    assert v.recipe[-1] == "make clean && make && make test  # passed"
+    assert not any("-pn" in line for line in v.recipe)

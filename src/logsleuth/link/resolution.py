@@ -240,8 +240,23 @@ def _expected(f: Finding, run: Run, prose: Sequence[tuple[int, str]]) -> bool:
 
 # ---------------------------------------------------------------- resolution
 
+_MAKE_DRY = re.compile(r"^-[A-Za-z]*n[A-Za-z]*$")  # make's -n inside combined short flags: `make -pn`
+
+
+def dry_build(command: str) -> bool:
+    """`make -pn`, `nvcc --dryrun`, `ninja -n`: a build that prints what it would do, and does nothing."""
+    words = command.split()
+    if not words:
+        return False
+    make = basename(words[0]) in ("make", "gmake", "ninja")
+    return any(w in _DRY_RUN_WORDS or (make and _MAKE_DRY.match(w) is not None) for w in words[1:])
+
+
+_DRY_RUN_WORDS = frozenset({"--dry-run", "--dryrun", "--just-print", "--recon", "--what-if", "--no-act"})
+
 
 def is_diagnostic(a: Action) -> bool:
+    """A variable or flag that only shows more: no change."""
     if a.kind in (ActionKind.ENV_SET, ActionKind.ENV_UNSET):
         return bool(DIAGNOSTIC_ENV.match(a.subject))
     if a.kind in (ActionKind.FLAG_ADDED, ActionKind.FLAG_REMOVED, ActionKind.FLAG_CHANGED):

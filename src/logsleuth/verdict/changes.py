@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from logsleuth.clip import short
 from logsleuth.enums import INSTALLS, PACKAGE_CHANGES
-from logsleuth.link.resolution import is_diagnostic
+from logsleuth.link.resolution import dry_build, is_diagnostic
 from logsleuth.model import Action, ActionKind, Run
 from logsleuth.verdict.model import Change
 
@@ -63,6 +63,8 @@ def scratch_file(a: Action) -> bool:
 def is_change(a: Action, never_ran: frozenset[int] = frozenset()) -> bool:
     """Does the action change state a fix can rest on?"""
     if a.seq in never_ran or not a.kind.is_fix or is_diagnostic(a):  # `SETUPTOOLS_SCM_DEBUG=1` changes nothing
+        return False
+    if a.kind is K.BUILD and dry_build(a.command):  # `make -pn` prints what it would do
         return False
     if a.kind in _FLAG_KINDS and _COSMETIC.match(a.subject):
         return False
