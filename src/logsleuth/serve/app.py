@@ -308,7 +308,8 @@ async def _on_http(request: Request, exc: Exception) -> Response:
 
 async def _on_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, guard.BodyTooLarge):
-        return PlainTextResponse(f"request body over {guard.MAX_BODY} bytes\n", status_code=413)
+        return PlainTextResponse(f"request body over {guard.MAX_BODY} bytes\n", status_code=413,
+                                 headers={"connection": "close"})  # the rest of the body is not read
     msg = exc.one_line() if isinstance(exc, LogsleuthError) else "internal error"
     status = 503 if isinstance(exc, LogsleuthError) else 500
     if request.url.path.startswith("/api/"):

@@ -139,9 +139,16 @@ class Postmortems:
             self._done.popitem(last=False)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
+        """Stop the workers now: a render under way is abandoned (the server is stopping)."""
+        if self._pool is None:
+            return
+        processes = list(getattr(self._pool, "_processes", {}).values())  # CPython's; shutdown waits for a render
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = None
+        for p in processes:
+            p.terminate()
+        for p in processes:
+            p.join(5)
 
 
 class Busy(InputError):
