@@ -287,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-postmortems", dest="postmortems", action="store_false", help="no postmortem client")
     ap.add_argument("--seed", type=int, default=35)
     args = ap.parse_args(argv)
-    env = {**os.environ, "PYTHONPATH": str(args.src.resolve() / "src")}
+    extra = os.environ.get("PYTHONPATH")  # kept after the checkout's src/ (packages tried beside it)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(args.src.resolve() / "src"), *([extra] if extra else [])])}
     db = args.data / "db"
     build_index(db, env)
     proc, port = start_server(db, env)

@@ -60,6 +60,7 @@ class Index:
         self.db = db
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._lock = threading.RLock()  # a memo may read another (categories: the sessions)
+        self._local = threading.local()  # per thread: (generation, sidecar connection)
 
     def memo(self, name: str, make: Callable[[], T], *args: Any) -> T:
         """`make()` for the current generation, computed once (others wait for it); a new
@@ -91,7 +92,24 @@ class Index:
     # ------------------------------------------------------------ search
 
     def search(self, text: str, limit: int = 20, category: str | None = None) -> SearchResult:
-        return engine.search(text, db=self.db, limit=limit, category=category, sidecar=False)
+        return engine.search(text, db=self.db, limit=limit, category=category, sidecar=False,
+                             connection=self.sidecar())
+
+    def sidecar(self) -> Any:
+        """This thread's read-only connection to the search sidecar of the current generation, or
+        None while the sidecar is stale (a running `index` rewrites it after its commit). The
+        sidecar is replaced by rename: an open connection keeps reading the file it opened."""
+        from logsleuth.index import sidecar
+
+        gen = generation(self.db)
+        held = getattr(self._local, "sidecar", None)
+        if held is not None and held[0] == gen:
+            return held[1]
+        if held is not None and held[1] is not None:
+            held[1].close()
+        con = sidecar.open_current(self.db, library=False)
+        self._local.sidecar = (gen, con) if con is not None else None  # stale: asked again next time
+        return con
 
     def groups(self, result: SearchResult) -> list[dict[str, Any]]:
         """The hits of a search by error fingerprint, best first: how often that error was seen
