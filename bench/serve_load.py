@@ -117,12 +117,12 @@ class Plan:
     sessions: list[tuple[str, str]]
     fingerprints: list[tuple[str, str]]
 
-    def request(self, rng: random.Random, fresh: float) -> tuple[str, str]:
+    def request(self, rng: random.Random, fresh: float, typing: float = 0.5) -> tuple[str, str]:
         """(kind, path) of one request, drawn as a search-heavy team would ask."""
         roll = rng.random()
         if roll < 0.70:
             text = rng.choice(self.texts)
-            if rng.random() < 0.5:  # as you type: a prefix of it
+            if rng.random() < typing:  # as you type: a prefix of it
                 text = text[: rng.randint(4, max(4, len(text)))]
             if rng.random() < fresh:
                 text += f" w{rng.getrandbits(40):x}"
@@ -155,12 +155,12 @@ async def make_plan(port: int) -> Plan:
     return Plan(sorted(texts), sessions, sorted(fps))
 
 
-async def client(port: int, plan: Plan, rng: random.Random, think: float, fresh: float, until: float,
-                 record_from: float, tally: Tally) -> None:
+async def client(port: int, plan: Plan, rng: random.Random, think: float, fresh: float, typing: float,
+                 until: float, record_from: float, tally: Tally) -> None:
     conn = Conn(port)
     await asyncio.sleep(rng.uniform(0, 2 * think))  # clients start spread, as people do
     while time.monotonic() < until:
-        kind, path = plan.request(rng, fresh)
+        kind, path = plan.request(rng, fresh, typing)
         t0 = time.monotonic()
         try:
             status, _ = await conn.get(path)
@@ -203,7 +203,8 @@ async def one_run(port: int, plan: Plan, args: argparse.Namespace, seed: int) ->
     start = time.monotonic()
     record_from, until = start + args.warmup, start + args.warmup + args.seconds
     rng = random.Random(seed)
-    tasks = [client(port, plan, random.Random(rng.getrandbits(64)), args.think, args.fresh, until, record_from, tally)
+    tasks = [client(port, plan, random.Random(rng.getrandbits(64)), args.think, args.fresh, args.typing, until,
+                    record_from, tally)
              for _ in range(args.clients)]
     if args.postmortems:
         tasks.append(postmortems(port, plan, until, record_from, tally))
@@ -281,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clients", type=int, default=200)
     ap.add_argument("--think", type=float, default=1.0, help="mean seconds a client waits between requests")
     ap.add_argument("--fresh", type=float, default=0.1, help="share of searches with a query never asked before")
+    ap.add_argument("--typing", type=float, default=0.5, help="share of searches that are a prefix (as you type)")
     ap.add_argument("--seconds", type=float, default=20.0, help="measured seconds per run")
     ap.add_argument("--warmup", type=float, default=5.0, help="seconds before measuring (clients ramp up)")
     ap.add_argument("--runs", type=int, default=3)
@@ -297,7 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         plan = asyncio.run(make_plan(port))
         print(f"serve (pid {proc.pid}, port {port}, code from {env['PYTHONPATH']}): "
               f"{len(plan.sessions)} sessions, {len(plan.texts)} search texts, {len(plan.fingerprints)} fingerprints; "
-              f"{args.clients} clients, think {args.think:g} s, fresh {args.fresh:g}, "
+              f"{args.clients} clients, think {args.think:g} s, fresh {args.fresh:g}, typing {args.typing:g}, "
               f"postmortems {'on' if args.postmortems else 'off'}; {os.cpu_count()} cores", flush=True)
         for run in range(1, args.runs + 1):
             before = os.getloadavg()[0]
