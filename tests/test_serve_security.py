@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -324,3 +325,23 @@ def test_slow_connections_past_the_cap_do_not_lock_out_a_normal_client(db: Path,
             s.close()
     assert answers == [200] * 5  # each replaced the slow connection that waited longest
     assert open_slow <= 20
+
+
+def test_a_request_past_the_deadline_is_answered_503() -> None:
+    import asyncio
+
+    from logsleuth.serve.guard import Guard
+
+    async def stuck(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":  # started and stopped at once
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        await asyncio.sleep(30)
+
+    with running(Guard(stuck, allowed=allowed_hosts("127.0.0.1"), deadline=0.5)) as url:
+        t0 = time.monotonic()
+        status, h, body = request(url, "/anything")
+    assert status == 503 and b"took over 0.5 s" in body and h["x-frame-options"] == "DENY"
+    assert time.monotonic() - t0 < 5
