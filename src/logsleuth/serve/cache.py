@@ -27,10 +27,10 @@ KEPT_BYTES = 64 * 1024 * 1024  # and at most this many bytes of them
 THREADS = 4  # threads that compute answers: misses are rare and short, the GIL is shared
 
 
-def generation(db: Path) -> Generation:
+def generation(db: Path | str) -> Generation:
     """The committed state of the index at `db`: the manifest's (inode, size, mtime), or None."""
     try:
-        st = os.stat(db / MANIFEST)
+        st = os.stat(os.path.join(db, MANIFEST))
     except OSError:
         return None
     return (st.st_ino, st.st_size, st.st_mtime_ns)
