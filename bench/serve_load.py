@@ -45,7 +45,7 @@ class Tally:
 
     by_kind: dict[str, list[float]] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
-    cpu: tuple[float, float] = (0.0, 0.0)  # CPU seconds of the server and of its workers while measured
+    cpu: tuple[float, float, float] = (0.0, 0.0, 0.0)  # CPU seconds of the server, its workers, the clients
 
     def add(self, kind: str, seconds: float) -> None:
         self.by_kind.setdefault(kind, []).append(seconds)
@@ -215,10 +215,10 @@ async def one_run(port: int, plan: Plan, args: argparse.Namespace, seed: int) ->
 async def cpu_window(pid: int, start: float, end: float, tally: Tally) -> None:
     """The server's and its workers' CPU seconds between `start` and `end` (monotonic)."""
     await asyncio.sleep(max(0.0, start - time.monotonic()))
-    before = cpu_seconds(pid)
+    before, mine = cpu_seconds(pid), os.times()
     await asyncio.sleep(max(0.0, end - time.monotonic()))
-    after = cpu_seconds(pid)
-    tally.cpu = (after[0] - before[0], after[1] - before[1])
+    after, now = cpu_seconds(pid), os.times()
+    tally.cpu = (after[0] - before[0], after[1] - before[1], now.user + now.system - mine.user - mine.system)
 
 
 def cpu_seconds(pid: int) -> tuple[float, float]:
@@ -257,7 +257,7 @@ def start_server(db: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], 
     return proc, int(line.split("http://", 1)[1].split()[0].rsplit(":", 1)[1].rstrip("/)"))
 
 
-def report(run: int, tally: Tally, seconds: float, load: tuple[float, float], cpu: tuple[float, float]) -> str:
+def report(run: int, tally: Tally, seconds: float, load: tuple[float, float], cpu: tuple[float, float, float]) -> str:
     def ms(v: float) -> str:
         return f"{v * 1000:.0f}" if v >= 0.1 else f"{v * 1000:.1f}"
 
@@ -267,7 +267,7 @@ def report(run: int, tally: Tally, seconds: float, load: tuple[float, float], cp
             f"max {ms(max(every, default=0))} ms; load average {load[0]:.2f} before, {load[1]:.2f} after; "
             f"errors: {tally.errors or 'none'}",
             f"    CPU in the measured {seconds:.0f} s: server {cpu[0]:.1f} s ({cpu[0] / max(1, len(every)) * 1000:.2f} ms a "
-            f"request), postmortem workers {cpu[1]:.1f} s"]
+            f"request), postmortem workers {cpu[1]:.1f} s, these clients {cpu[2]:.1f} s"]
     for kind in sorted(tally.by_kind):
         vs = tally.by_kind[kind]
         rows.append(f"    {kind:<12} n={len(vs):<6} p50 {ms(pct(vs, 50)):>6} ms  p95 {ms(pct(vs, 95)):>6} ms  "
