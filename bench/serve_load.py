@@ -218,11 +218,12 @@ async def cpu_window(pid: int, start: float, end: float, tally: Tally) -> None:
     before, mine = cpu_seconds(pid), os.times()
     await asyncio.sleep(max(0.0, end - time.monotonic()))
     after, now = cpu_seconds(pid), os.times()
-    tally.cpu = (after[0] - before[0], after[1] - before[1], now.user + now.system - mine.user - mine.system)
+    workers = sum(t - before[1].get(c, 0.0) for c, t in after[1].items())  # a worker replaced meanwhile: its part lost
+    tally.cpu = (after[0] - before[0], workers, now.user + now.system - mine.user - mine.system)
 
 
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """(CPU seconds of the process `pid`, of its child processes now running): user + system."""
+def cpu_seconds(pid: int) -> tuple[float, dict[int, float]]:
+    """(CPU seconds of the process `pid`, of each of its child processes now running): user + system."""
     tick = os.sysconf("SC_CLK_TCK")
 
     def of(p: int) -> float:
@@ -235,7 +236,7 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
     children = []
     for task in Path(f"/proc/{pid}/task").glob("*/children"):
         children += [int(c) for c in task.read_text().split()]
-    return of(pid), sum(of(c) for c in children)
+    return of(pid), {c: of(c) for c in children}
 
 
 def build_index(db: Path, env: dict[str, str]) -> None:
