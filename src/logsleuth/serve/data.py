@@ -36,7 +36,8 @@ T = TypeVar("T")
 
 
 _RULES: dict[str, bool] = {}  # string -> whether a masking rule may match it (a test per string)
-MAX_RULES = 200_000  # strings whose test is kept
+MAX_RULES_CHARS = 32_000_000  # characters of the strings whose test is kept (then it starts afresh)
+_rules_chars = 0
 
 
 def masked(obj: T) -> T:
@@ -44,11 +45,15 @@ def masked(obj: T) -> T:
     test of a string does not depend on its context (a vectorised pass costs ~10 ms a call)."""
     from logsleuth.render.masking import mask_tree, rule_tests, strings_of
 
+    global _rules_chars
     new = [s for s in strings_of(obj) if s not in _RULES]
     if new:
-        if len(_RULES) + len(new) > MAX_RULES:
+        size = sum(map(len, new))
+        if _rules_chars + size > MAX_RULES_CHARS:
             _RULES.clear()
+            _rules_chars = 0
         _RULES.update(zip(new, rule_tests(new), strict=True))
+        _rules_chars += size
     return mask_tree(obj, rules=_RULES)
 
 
