@@ -261,6 +261,8 @@ def test_oversized_requests_get_a_clear_answer_not_a_reset(base: str) -> None:
     assert head.startswith(b"HTTP/1.1 414 ") and b"POST a long query" in head and b"x-frame-options: DENY" in head
     head = raw(base, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: " + b"b" * 1_200_000 + b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 431 ")
+    head = raw(base, b"GET / HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n")  # no colon: not HTTP
+    assert head.startswith(b"HTTP/1.1 400 ") and b"x-content-type-options: nosniff" in head
     for n in (1_200_000, 8_000_000):  # announced: answered before the body is read, which is then drained
         got = raw(base, b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n" % n + b"x" * n)
         assert got.startswith(b"HTTP/1.1 413 ") and b"over 1000000 bytes" in got

@@ -100,13 +100,12 @@ def guarded_h11() -> type[Any]:
             super().data_received(data)
 
         def send_400_response(self, msg: str) -> None:
+            """A request h11 cannot read: 414/431 when its head is too large, else 400 (with the
+            security headers every answer carries), then the input drained and the connection closed."""
             pending = self.conn.trailing_data[0]
-            if len(pending) <= MAX_HEADER:
-                super().send_400_response(msg)
-                return
             line_end = pending.find(b"\r\n")
-            status = 414 if line_end < 0 or line_end > MAX_HEADER // 2 else 431
-            self.transport.write(too_large(status))
+            status = 400 if len(pending) <= MAX_HEADER else 414 if line_end < 0 or line_end > MAX_HEADER // 2 else 431
+            self.transport.write(refusal(status))
             self.transport.linger()  # type: ignore[attr-defined]  # our Lingering
 
         def connection_lost(self, exc: Exception | None) -> None:
@@ -181,13 +180,20 @@ def _make_room(connections: Any, newcomer: Any) -> bool:
     return True
 
 
-def too_large(status: int) -> bytes:
-    """A whole response for a request head over MAX_HEADER bytes (414: the URL, 431: the headers)."""
+REFUSALS = {
+    400: ("Bad Request", "not a valid HTTP/1.1 request"),
+    414: ("URI Too Long", f"the address is too long (over {MAX_HEADER} bytes): POST a long query (the search form does)"),
+    431: ("Request Header Fields Too Large", f"the request's header fields are too large (over {MAX_HEADER} bytes)"),
+}
+
+
+def refusal(status: int) -> bytes:
+    """A whole response to a request h11 could not read (400), or whose head is over MAX_HEADER
+    bytes (414: the URL, 431: the header fields)."""
     from logsleuth.serve.guard import HEADERS
 
-    what = ("URI Too Long", "the address is too long: POST a long query (the search form does)") if status == 414 else (
-        "Request Header Fields Too Large", "the request's header fields are too large")
-    body = f"{what[1]} (over {MAX_HEADER} bytes)\n".encode()
+    what = REFUSALS[status]
+    body = f"{what[1]}\n".encode()
     head = [f"HTTP/1.1 {status} {what[0]}".encode(), b"content-type: text/plain; charset=utf-8",
             f"content-length: {len(body)}".encode(), b"connection: close",
             *(k + b": " + v for k, v in HEADERS)]
