@@ -142,11 +142,19 @@ def _lifespan(idx: Index, answers: Answers, renders: Postmortems) -> Any:
 
 
 def _warm(idx: Index) -> None:
-    """What the first requests would otherwise wait for: imports, the index's sessions, a search."""
+    """What the first requests would otherwise wait for: imports, the templates, the index's
+    sessions, a full-text and a pattern search with its advice (the library's explanations)."""
+    from logsleuth.search.advice import advice
+
+    for name in sorted(p.name for p in TEMPLATES.glob("*.j2")):
+        _env().get_template(name)
+    inline_code("`warm`")  # the `code` filter's module (render.postmortem) took a first search page 1.2 s
     try:
         idx.known_categories()
         idx.groups(idx.search("error"))
-        _env().get_template("search.html.j2")
+        result = idx.search("CUDA out of memory. Tried to allocate 2.00 GiB")
+        idx.groups(result)
+        advice(result.query.pattern, result.query.captures)
     except LogsleuthError:  # an index being rewritten: the first request reads it
         pass
 
