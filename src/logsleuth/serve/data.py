@@ -1,10 +1,13 @@
 """What `logsleuth serve` shows, read from the index: sessions, a session, an error fingerprint,
-search results grouped by fingerprint. Read-only: every call reads the committed state (the
-manifest) again, so a concurrent `index` run's commits show up without a restart; a process keeps
-one committed state's findings in memory (index.compact.kept), so repeated reads cost ~2 ms.
+search results grouped by fingerprint. Read-only: every call looks at the committed state (the
+manifest's stat: cache.generation), so a concurrent `index` run's commits show up without a
+restart; what the pages share (the sessions, one pattern's rows, the categories) is computed once
+per generation (`Index.memo`), and a process keeps one committed state's findings in memory
+(index.compact.kept).
 
 Everything returned is masked again (render.masking.mask_tree) although index rows are masked
-before they are written: an index built by an older logsleuth is shown masked too.
+before they are written: an index built by an older logsleuth is shown masked too. The rule test
+of each string is kept (`masked`), so a string shown before is not tested again.
 """
 
 from __future__ import annotations
