@@ -68,3 +68,25 @@ def running(app: object) -> Iterator[str]:
         server.should_exit = True
         thread.join(10)
         sock.close()
+
+
+RENDERS_ENV = "LOGSLEUTH_TEST_RENDERS"  # a file each counted render appends a line to
+
+
+def slow_render(source: str, sha: str, session: str, reasoning: bool) -> tuple[str | None, str, None]:
+    """A postmortem that takes 3 s of a worker process's CPU (what a big session costs)."""
+    end = time.monotonic() + 3
+    while time.monotonic() < end:
+        sum(range(1000))  # pure Python: in a thread of the server this would hold the GIL
+    return "<html><body>late</body></html>", "", None
+
+
+def counted_render(source: str, sha: str, session: str, reasoning: bool) -> tuple[str | None, str, object]:
+    """The real render, counted: one line per render in the file $LOGSLEUTH_TEST_RENDERS names."""
+    import os
+
+    from logsleuth.serve.postmortems import render
+
+    with open(os.environ[RENDERS_ENV], "a") as f:
+        f.write(f"{session}\n")
+    return render(source, sha, session, reasoning)

@@ -136,3 +136,16 @@ def test_serve_is_read_only(tmp_path: Path) -> None:
     c = TestClient(create_app(db, reasoning=False), base_url=LOCAL)
     assert c.get("/api/search", params={"q": PTXAS}).status_code == 200
     assert sorted(p.name for p in db.rglob("*")) == before
+
+
+def test_serve_masks_as_mask_tree_does_with_the_tests_it_kept() -> None:
+    from logsleuth.render.masking import mask_tree
+    from logsleuth.serve.data import masked
+
+    trees = [
+        {"a": "mysql -u root -pS3cretPassw0rd db", "b": ["later: S3cretPassw0rd was used", f"token={SECRET}"]},
+        {"b": ["later: S3cretPassw0rd was used"], "c": f"again {SECRET}", "d": "nothing secret here"},
+    ]
+    for tree in trees + trees:  # the second time every string's test is kept
+        assert masked(tree) == mask_tree(tree)
+    assert SECRET not in str(masked(trees[1])) and "S3cretPassw0rd" not in str(masked(trees[0]))

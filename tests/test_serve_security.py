@@ -5,12 +5,14 @@ cap, the header deadline, index work off the event loop, and the start-up errors
 from __future__ import annotations
 
 import http.client
+import json
 import socket
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -23,7 +25,8 @@ from logsleuth.errors import InputError, UsageError
 from logsleuth.serve import exposure_warning, server, token_of
 from logsleuth.serve.app import create_app
 from logsleuth.serve.guard import allowed_hosts, host_of, host_ok
-from serve_helpers import indexed_corpus, running
+from logsleuth.serve.postmortems import Postmortems
+from serve_helpers import RENDERS_ENV, counted_render, indexed_corpus, running, slow_render
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +82,7 @@ def test_host_names_it_answers_to() -> None:
     assert host_of("[::1]:8765") == "::1" and host_of("Example.ORG:80") == "example.org"
     for ok in ("127.0.0.1:8765", "localhost", "LOCALHOST:1", "[::1]:8765", "logs.example.org"):
         assert host_ok(ok, local, wildcard=False), ok
-    for bad in ("evil.example", "attacker.test:8765", "", "10.0.0.5"):
+    for bad in ("evil.example", "attacker.test:8765", "", "10.0.0.5", "127.0.0.1:8765@evil.example", "[::1]x"):
         assert not host_ok(bad, local, wildcard=False), bad
     anywhere = allowed_hosts("0.0.0.0")
     assert host_ok("10.0.0.5:8765", anywhere, wildcard=True) and not host_ok("rebind.evil", anywhere, wildcard=True)
@@ -122,31 +125,46 @@ def test_a_connection_that_never_sends_its_headers_is_closed(base: str, monkeypa
     assert server.HEADER_TIMEOUT - 1 < waited < server.HEADER_TIMEOUT + 5
 
 
-def test_a_slow_postmortem_does_not_block_search(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import logsleuth.serve.app as app_mod
+def test_a_slow_postmortem_does_not_block_search(db: Path) -> None:
+    from urllib.parse import urlencode
 
-    release = threading.Event()
-
-    def slow(*args: object, **kw: object) -> tuple[str | None, str]:
-        release.wait(20)
-        return "<html><body>late</body></html>", ""
-
-    monkeypatch.setattr(app_mod, "postmortem", slow)
-    with running(create_app(db, reasoning=False)) as url:
-        rows = __import__("json").loads(request(url, "/api/sessions")[2])["sessions"]
-        s = rows[0]
-        from urllib.parse import urlencode
-
+    renders = Postmortems(slow_render, processes=1)
+    with running(create_app(db, reasoning=False, postmortems=renders)) as url:
+        s = json.loads(request(url, "/api/sessions")[2])["sessions"][0]
         report = threading.Thread(target=request, args=(url, "/session/report?" + urlencode(
             {"session": s["session"], "source": s["source"]})))
+        renders.start()
+        time.sleep(2)  # the worker process is up (spawned, imports done)
         report.start()
-        time.sleep(0.3)
-        t0 = time.monotonic()
-        status, _, _ = request(url, "/api/search?q=" + "ptxas%20fatal")
-        took = time.monotonic() - t0
-        release.set()
-        report.join(20)
-    assert status == 200 and took < 5  # answered while the postmortem was still rendering
+        time.sleep(0.5)
+        took = []
+        for q in ("ptxas%20fatal", "libnvrtc", "ImportError%20x1", "no%20such%20words%20anywhere"):  # misses: computed now
+            t0 = time.monotonic()
+            status, _, _ = request(url, "/api/search?q=" + q)
+            took.append(time.monotonic() - t0)
+            assert status == 200
+        rendering = report.is_alive()
+        report.join(30)
+    assert rendering and max(took) < 2  # answered while the postmortem was still rendering
+
+
+def test_a_postmortem_is_rendered_once_per_index_generation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from urllib.parse import urlencode
+
+    from logsleuth.index import build as indexer
+
+    db = indexed_corpus(tmp_path)
+    log = tmp_path / "renders.txt"
+    monkeypatch.setenv(RENDERS_ENV, str(log))  # before the worker is spawned: it inherits it
+    with running(create_app(db, reasoning=False, postmortems=Postmortems(counted_render, processes=1))) as url:
+        s = next(r for r in json.loads(request(url, "/api/sessions")[2])["sessions"] if r["session"] == "sess-ptxas")
+        path = "/session/report?" + urlencode({"session": s["session"], "source": s["source"]})
+        first, second = request(url, path), request(url, path)
+        assert first[0] == second[0] == 200 and first[2] == second[2] and b"[msg " in first[2]
+        assert log.read_text().splitlines() == ["sess-ptxas"]  # the second was the kept one
+        assert indexer.build([str(tmp_path / "corpus")], db, origin="ci", force=True).errors == []
+        assert request(url, path)[0] == 200
+        assert log.read_text().splitlines() == ["sess-ptxas", "sess-ptxas"]  # a new generation: rendered again
 
 
 def test_start_up_errors_are_located_lines(tmp_path: Path) -> None:
@@ -164,14 +182,56 @@ def test_start_up_errors_are_located_lines(tmp_path: Path) -> None:
     assert r.returncode == 3 and "no index here" in r.stderr
 
 
-def test_serve_says_where_it_listens(db: Path) -> None:
-    p = subprocess.Popen([sys.executable, "-m", "logsleuth", "serve", "--db", str(db), "--port", "0"],
+def start_serve(db: Path, *args: str) -> tuple[subprocess.Popen[str], list[str]]:
+    """`logsleuth serve --port 0 ARGS` in a process, and its lines up to the "listening on" one."""
+    p = subprocess.Popen([sys.executable, "-m", "logsleuth", "serve", "--db", str(db), "--port", "0", *args],
                          stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    while p.stderr is not None and not (lines and "listening on http" in lines[-1]):
+        line = p.stderr.readline()
+        if not line:
+            break
+        lines.append(line)
+    return p, lines
+
+
+def test_serve_says_where_it_listens_and_the_port_in_use_is_one_line_exit_3(db: Path) -> None:
+    p, lines = start_serve(db)
     try:
-        line = p.stderr.readline() if p.stderr else ""
-        assert line.startswith("logsleuth: serving http://127.0.0.1:") and "Ctrl-C" in line
-        port = int(line.split(":")[3].split()[0])
+        assert len(lines) == 1 and lines[0].startswith("logsleuth: listening on http://127.0.0.1:") and "Ctrl-C" in lines[0]
+        port = int(lines[0].split(":")[3].split()[0])
         assert request(f"http://127.0.0.1:{port}", "/sessions")[0] == 200
+        again = subprocess.run([sys.executable, "-m", "logsleuth", "serve", "--db", str(db), "--port", str(port)],
+                               capture_output=True, text=True, timeout=60)
+        assert again.returncode == 3 and again.stdout == ""
+        assert again.stderr == (f"logsleuth: error: 127.0.0.1:{port}: the port is in use (hint: stop what listens there, "
+                                "or pick another with --port (0: any free port))\n")
+        workers = children(p.pid)
+        assert workers  # the postmortem workers, started with the server
+    finally:
+        p.terminate()
+        p.wait(20)
+    deadline = time.monotonic() + 20
+    while any(Path(f"/proc/{w}").exists() for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(Path(f"/proc/{w}").exists() for w in workers)  # stopped with it
+
+
+def children(pid: int) -> list[int]:
+    return [int(c) for t in Path(f"/proc/{pid}/task").glob("*/children") for c in t.read_text().split()]
+
+
+def test_a_bind_other_machines_reach_without_a_token_is_warned_about(db: Path) -> None:
+    p, lines = start_serve(db, "--host", "0.0.0.0")
+    try:
+        assert lines[0].startswith("logsleuth: warning: listening on 0.0.0.0 without --token: anyone who can reach")
+        assert lines[-1].startswith("logsleuth: listening on http://0.0.0.0:")
+    finally:
+        p.terminate()
+        p.wait(20)
+    p, lines = start_serve(db, "--host", "0.0.0.0", "--token", "s3cret")
+    try:
+        assert len(lines) == 1 and "warning" not in lines[0]
     finally:
         p.terminate()
         p.wait(20)
@@ -183,3 +243,107 @@ def test_serve_without_its_extra_says_how_to_install_it(db: Path) -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 3 and "'uvicorn', which is not installed" in r.stderr and ".[serve]" in r.stderr
     assert "internal error" not in r.stderr
+
+
+def raw(base: str, data: bytes) -> bytes:
+    """Send `data` on a new connection; what the server answers until it closes."""
+    u = urlsplit(base)
+    with socket.create_connection((u.hostname, u.port), timeout=30) as s:
+        s.sendall(data)
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    return out
+
+
+def test_oversized_requests_get_a_clear_answer_not_a_reset(base: str) -> None:
+    head = raw(base, b"GET /?q=" + b"a" * 1_200_000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 414 ") and b"POST a long query" in head and b"x-frame-options: DENY" in head
+    head = raw(base, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: " + b"b" * 1_200_000 + b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 ")
+    head = raw(base, b"GET / HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n")  # no colon: not HTTP
+    assert head.startswith(b"HTTP/1.1 400 ") and b"x-content-type-options: nosniff" in head
+    for n in (1_200_000, 8_000_000):  # announced: answered before the body is read, which is then drained
+        got = raw(base, b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n\r\n" % n + b"x" * n)
+        assert got.startswith(b"HTTP/1.1 413 ") and b"over 1000000 bytes" in got
+    chunks = (b"100000\r\n" + b"x" * 0x100000 + b"\r\n") * 3 + b"0\r\n\r\n"
+    t0 = time.monotonic()
+    got = raw(base, b"POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n" + chunks)
+    assert got.startswith(b"HTTP/1.1 413 ") and time.monotonic() - t0 < server.HEADER_TIMEOUT
+
+
+def test_paths_that_climb_out_reach_no_file(base: str) -> None:
+    for path in ("/static/../../../../etc/passwd", "/static/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "/fp/..%2f..%2fetc/passwd",
+                 "/static/search.js/../../app.py", "/..%5c..%5cetc%5cpasswd",
+                 "/session/report?session=x&source=/etc/passwd", "/session/report?session=x&source=..%2F..%2Fapp.py"):
+        status, _, body = request(base, path)
+        assert status == 404 and b"root:" not in body and b"import" not in body, path
+
+
+def test_a_keep_alive_connection_dripping_its_next_head_is_closed(base: str) -> None:
+    u = urlsplit(base)
+    with socket.create_connection((u.hostname, u.port), timeout=server.HEADER_TIMEOUT + 10) as s:
+        s.sendall(b"GET /favicon.ico HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert s.recv(65536).startswith(b"HTTP/1.1 200 ")
+        t0 = time.monotonic()
+        s.sendall(b"GET / HTTP/1.1\r\n")
+        closed = False
+        while time.monotonic() - t0 < server.HEADER_TIMEOUT + 5:
+            try:
+                s.sendall(b"X")  # a byte a second: never the end of the head
+            except OSError:
+                closed = True
+                break
+            s.settimeout(1)
+            try:
+                if s.recv(100) == b"":
+                    closed = True
+                    break
+            except TimeoutError:
+                pass
+    assert closed and server.HEADER_TIMEOUT - 1 < time.monotonic() - t0 < server.HEADER_TIMEOUT + 5
+
+
+def test_slow_connections_past_the_cap_do_not_lock_out_a_normal_client(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server, "MAX_CONNECTIONS", 20)
+    with running(create_app(db, reasoning=False)) as url:
+        u = urlsplit(url)
+        slow = []
+        for _ in range(60):  # three times the cap, each holding an unfinished request head
+            s = socket.create_connection((u.hostname, u.port), timeout=10)
+            s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            slow.append(s)
+        time.sleep(0.5)
+        answers = [request(url, "/api/sessions")[0] for _ in range(5)]
+        open_slow = 0
+        for s in slow:
+            s.settimeout(0.2)
+            try:
+                open_slow += s.recv(1) != b""
+            except TimeoutError:
+                open_slow += 1
+            except OSError:
+                pass
+            s.close()
+    assert answers == [200] * 5  # each replaced the slow connection that waited longest
+    assert open_slow <= 20
+
+
+def test_a_request_past_the_deadline_is_answered_503() -> None:
+    import asyncio
+
+    from logsleuth.serve.guard import Guard
+
+    async def stuck(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "lifespan":  # started and stopped at once
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        await asyncio.sleep(30)
+
+    with running(Guard(stuck, allowed=allowed_hosts("127.0.0.1"), deadline=0.5)) as url:
+        t0 = time.monotonic()
+        status, h, body = request(url, "/anything")
+    assert status == 503 and b"took over 0.5 s" in body and h["x-frame-options"] == "DENY"
+    assert time.monotonic() - t0 < 5

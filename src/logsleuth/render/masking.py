@@ -324,6 +324,19 @@ def mask_tree(obj: T, redactor: Redactor | None = None, rules: Mapping[str, bool
     return _mask_parts({"obj": obj}, r, rules=rules)["obj"]  # type: ignore[no-any-return]
 
 
+def strings_of(obj: Any) -> list[str]:
+    """Every distinct string of a JSON-like tree (or dataclasses, tuples), as `mask_tree` meets them."""
+    collect = _Masker(None, collect=True)
+    collect(obj)
+    return list(dict.fromkeys(x for x in collect.items if isinstance(x, str)))
+
+
+def rule_tests(strings: list[str]) -> list[bool]:
+    """`Redactor.maybe_secret(known=False)` of each string: what `mask_tree`'s `rules` holds. A
+    test of one string alone: a server keeps the answers of the strings it showed before."""
+    return _tested(new_redactor(), strings, known=False)
+
+
 def mask_events(frame: pl.DataFrame, redactor: Redactor | None = None) -> pl.DataFrame:
     """An event table with every string column masked (`events`, and any command printing rows)."""
     return redact_object(frame, redactor=redactor)[0]

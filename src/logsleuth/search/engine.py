@@ -57,11 +57,13 @@ def search(
     pattern_dirs: Sequence[str] = (),
     lib: PatternLibrary | None = None,
     sidecar: bool = True,
+    connection: sqlite3.Connection | None = None,
 ) -> SearchResult:
     """Prior occurrences of the query's error in the index at `db` (or in `files`, analysed now).
 
     `sidecar`: with the default library, rewrite the index's search sidecar when it is stale (a
-    read-only reader, `serve`, passes False)."""
+    read-only reader, `serve`, passes False). `connection`: an open sidecar known to hold the
+    committed state (a server keeps one per thread and index generation); left open."""
     import polars as pl
 
     from logsleuth.index import sidecar as sc
@@ -74,9 +76,9 @@ def search(
     limit = min(limit, MAX_LIMIT)
     lib = lib if lib is not None else library(tuple(pattern_dirs))
     q = classify_query(text, lib)
-    pred = _predicate(q, category, since)
     errors: list[str] = []
     if files:
+        pred = _predicate(q, category, since)
         frame, errors = analyse_files(files, lib)
         if q.pattern is None:  # the same SQL ranking as over an index, over these inputs' failures
             mem = sidecar_write.memory(frame.filter(pl.col("severity").is_in(FAILURE_SEVERITIES)))
@@ -91,7 +93,7 @@ def search(
         sidecar_write.refresh(where, lib)  # stale or missing: rebuilt for the next search
     # ranked in SQL (rank.PATTERN_SQL, TEXT_SQL) over the sidecar when it holds the committed
     # state (any library: the query is read already, the rows are the index's)
-    con = sc.open_current(where, library=False)
+    con = connection if connection is not None else sc.open_current(where, library=False)
     if con is not None:
         try:
             if q.pattern is not None:
@@ -100,9 +102,10 @@ def search(
                 return SearchResult(q, hits_of(con, top))
             return SearchResult(q, _text_hits(con, q, category, since, limit))
         finally:
-            con.close()
+            if connection is None:
+                con.close()
     if q.pattern is not None:  # one pattern's rows: row groups already decoded, read it all at once
-        return SearchResult(q, _hits(rank(q, store.load(where, COLUMNS, pred), limit)))
+        return SearchResult(q, _hits(rank(q, store.load(where, COLUMNS, _predicate(q, category, since)), limit)))
     # full text without a current sidecar: over an in-memory one of the committed state
     with _MEMORY_LOCK:
         return SearchResult(q, _text_hits(_memory_sidecar(where), q, category, since, limit))

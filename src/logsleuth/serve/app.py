@@ -5,17 +5,22 @@ unescaped) and a JSON API under /api/ whose shapes are the command line's (`sear
 `sessions -O json`). Pages work without JavaScript: the search page renders its results on the
 server (GET `/?q=`, POST for a long pasted traceback); the script only makes it search as you type.
 
-Handlers that read the index or render a postmortem are plain functions: Starlette runs them in
-its worker threads, so a slow postmortem never blocks the event loop and searches run side by
-side. guard.py checks the Host and sets the security headers; with a token (`--token` or
+Nothing slow runs on the event loop. An answer (a page, an API document) is a function of the
+index generation and the request: it is made once in a small thread pool and kept (cache.py),
+so 200 people searching are answered from memory, side by side. A postmortem is rendered in a
+worker process at a lower priority, and kept (postmortems.py). guard.py checks the Host and sets the security headers; with a token (`--token` or
 $LOGSLEUTH_TOKEN) every request must carry it: an `Authorization: Bearer` header, or the cookie
 that opening `/?token=…` once sets for a browser.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import hmac
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import asynccontextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -30,8 +35,10 @@ from starlette.routing import Route
 from logsleuth.enums import Outcome
 from logsleuth.errors import LogsleuthError
 from logsleuth.serve import guard
+from logsleuth.serve.cache import Answers
 from logsleuth.serve.data import Index
 from logsleuth.serve.params import BadParam, api_filters, limit_of, page_filters
+from logsleuth.serve.postmortems import Busy, Postmortems
 
 COOKIE = "logsleuth_token"
 ICON = b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="7" cy="7" r="5" fill="none" stroke="#1d2b3a" stroke-width="2"/></svg>'
@@ -103,16 +110,72 @@ def as_json(obj: Any, status: int = 200) -> Response:
 
 
 def create_app(db: Path, token: str | None = None, *, host: str = "127.0.0.1", allow_hosts: Sequence[str] = (),
-               reasoning: bool = True) -> Any:
-    """The application over the index at `db` (read on every request: no restart after `index`),
-    behind the guard (Host allow-list, security headers, body cap, deadline) and the token.
-    `reasoning=False` renders postmortems without the language model (faster, for tests)."""
+               reasoning: bool = True, postmortems: Postmortems | None = None) -> Any:
+    """The application over the index at `db` (each answer kept for the index generation it was
+    computed from: no restart after `index`), behind the guard (Host allow-list, security headers,
+    body cap, deadline) and the token. `reasoning=False` renders postmortems without the
+    language model (faster, for tests); `postmortems`: how they are rendered (a worker pool)."""
     idx = Index(Path(db))
-    routes = _page_routes(idx, reasoning) + _api_routes(idx)
-    app: Any = Starlette(routes=routes, exception_handlers={Exception: _on_error, HTTPException: _on_http})
+    answers = Answers(idx.db)
+    renders = postmortems if postmortems is not None else Postmortems()
+    routes = _page_routes(idx, answers, renders, reasoning) + _api_routes(idx, answers)
+    app: Any = Starlette(routes=routes, exception_handlers={Exception: _on_error, HTTPException: _on_http},
+                         lifespan=_lifespan(idx, answers, renders))
     if token:
         app = _Auth(app, token)
     return guard.Guard(app, allowed=guard.allowed_hosts(host, allow_hosts), wildcard=host in guard.WILDCARDS)
+
+
+def _lifespan(idx: Index, answers: Answers, renders: Postmortems) -> Any:
+    @asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        # start the postmortem workers and read the index now, not in the first visitor's request
+        renders.start()
+        asyncio.get_running_loop().run_in_executor(answers.pool, _warm, idx)
+        try:
+            yield
+        finally:
+            renders.close()
+            answers.close()
+
+    return lifespan
+
+
+def _warm(idx: Index) -> None:
+    """What the first requests would otherwise wait for: imports, the templates, the index's
+    sessions, a full-text and a pattern search with its advice (the library's explanations)."""
+    from logsleuth.search.advice import advice
+
+    for name in sorted(p.name for p in TEMPLATES.glob("*.j2")):
+        _env().get_template(name)
+    inline_code("`warm`")  # the `code` filter's module (render.postmortem) took a first search page 1.2 s
+    try:
+        idx.known_categories()
+        idx.groups(idx.search("error"))
+        result = idx.search("CUDA out of memory. Tried to allocate 2.00 GiB")
+        idx.groups(result)
+        advice(result.query.pattern, result.query.captures)
+    except LogsleuthError:  # an index being rewritten: the first request reads it
+        pass
+
+
+def key_of(request: Request) -> tuple[str, str]:
+    """What an answer depends on in a request: its path and query (hashed when long)."""
+    query = request.scope.get("query_string", b"")
+    text = query.decode("latin-1") if len(query) <= 512 else hashlib.blake2b(query, digest_size=16).hexdigest()
+    return request.url.path, text
+
+
+def kept(response: Response) -> bool:
+    return response.status_code < 500  # a 503 (index changed while read) is tried again
+
+
+def cached(answers: Answers, make: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint answering from `answers`, made by `make` in a worker thread when missing."""
+    async def endpoint(request: Request) -> Response:
+        return await answers.get(key_of(request), lambda: make(request), kept)  # type: ignore[no-any-return]
+
+    return endpoint
 
 
 async def _query_of(request: Request) -> str:
@@ -130,7 +193,7 @@ def clip_query(q: str) -> str:
     return q if len(q) <= MAX_QUERY else q[:HEAD] + "\n" + q[-(MAX_QUERY - HEAD - 1):]
 
 
-def _page_routes(idx: Index, reasoning: bool) -> list[Route]:
+def _page_routes(idx: Index, answers: Answers, renders: Postmortems, reasoning: bool) -> list[Route]:
     def results_of(q: str) -> dict[str, Any]:
         if not q.strip():
             return {"groups": [], "q": q, "query": None, "advice": None}
@@ -141,17 +204,16 @@ def _page_routes(idx: Index, reasoning: bool) -> list[Route]:
         tip = advice(result.query.pattern, result.query.captures)
         return {"groups": groups, "q": q, "query": result.query, "advice": tip}
 
-    async def home(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
+    def searched(name: str, q: str) -> Callable[[], Response]:
+        return lambda: page(name, **results_of(q), cut=len(q) >= MAX_QUERY)  # clipped
 
+    async def home(request: Request) -> Response:
         q = await _query_of(request)
-        return page("search.html.j2", **(await run_in_threadpool(results_of, q)), cut=len(q) >= MAX_QUERY)  # clipped
+        return await answers.get(("home", _digest(q)), searched("search.html.j2", q), kept)  # type: ignore[no-any-return]
 
     async def results(request: Request) -> Response:
-        from starlette.concurrency import run_in_threadpool
-
         q = await _query_of(request)
-        return page("_results.html.j2", **(await run_in_threadpool(results_of, q)))
+        return await answers.get(("results", _digest(q)), searched("_results.html.j2", q), kept)  # type: ignore[no-any-return]
 
     def sessions_page(request: Request) -> Response:
         f = page_filters(request.query_params)
@@ -164,12 +226,16 @@ def _page_routes(idx: Index, reasoning: bool) -> list[Route]:
             return page("missing.html.j2", 404, what="session")
         return page("session.html.j2", doc=doc, session=s, source=src)
 
-    def report(request: Request) -> Response:
+    async def report(request: Request) -> Response:
         s, src = request.query_params.get("session", ""), request.query_params.get("source", "")
-        found = idx.source_of(s, src)
+        found = await answers.get(("source", s, src), lambda: idx.source_of(s, src))
         if found is None:
             return page("missing.html.j2", 404, what="session")
-        html, problem = postmortem(found[0], found[1], s, reasoning)
+        try:
+            html, problem = await renders.get((answers.current(), s, src), found[0], found[1], s, reasoning)
+        except (Busy, BrokenProcessPool) as exc:
+            why = exc.one_line() if isinstance(exc, Busy) else "a postmortem worker stopped"
+            return page("missing.html.j2", 503, what="postmortem", problem=f"{why}: retry in a few seconds")
         if html is None:
             return page("missing.html.j2", 404, what="postmortem", problem=problem)
         return HTMLResponse(with_back_link(html, s, src))
@@ -180,9 +246,10 @@ def _page_routes(idx: Index, reasoning: bool) -> list[Route]:
             return page("missing.html.j2", 404, what="error fingerprint")
         return page("fingerprint.html.j2", doc=doc)
 
+    script_js = (STATIC / "search.js").read_bytes()
+
     async def script(request: Request) -> Response:
-        return Response((STATIC / "search.js").read_bytes(), media_type="text/javascript",
-                        headers={"Cache-Control": "max-age=300"})
+        return Response(script_js, media_type="text/javascript", headers={"Cache-Control": "max-age=300"})
 
     async def icon(request: Request) -> Response:
         return Response(ICON, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
@@ -192,14 +259,18 @@ def _page_routes(idx: Index, reasoning: bool) -> list[Route]:
         Route("/favicon.ico", icon),
         Route("/search/results", results, methods=["GET", "POST"]),
         Route("/static/search.js", script),
-        Route("/sessions", sessions_page),
-        Route("/session", session_page),
+        Route("/sessions", cached(answers, sessions_page)),
+        Route("/session", cached(answers, session_page)),
         Route("/session/report", report),
-        Route("/fp/{pattern}/{fp}", fingerprint_page),
+        Route("/fp/{pattern}/{fp}", cached(answers, fingerprint_page)),
     ]
 
 
-def _api_routes(idx: Index) -> list[Route]:
+def _digest(q: str) -> str:
+    return q if len(q) <= 512 else hashlib.blake2b(q.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _api_routes(idx: Index, answers: Answers) -> list[Route]:
     def api(fn: Callable[[Request], Any]) -> Callable[[Request], Response]:
         def run(request: Request) -> Response:
             try:
@@ -228,10 +299,10 @@ def _api_routes(idx: Index) -> list[Route]:
         return doc if doc is not None else as_json({"error": "no such error fingerprint in the index"}, 404)
 
     return [
-        Route("/api/search", api(api_search)),
-        Route("/api/sessions", api(api_sessions)),
-        Route("/api/session", api(api_session)),
-        Route("/api/fingerprint/{pattern}/{fp}", api(api_fingerprint)),
+        Route("/api/search", cached(answers, api(api_search))),
+        Route("/api/sessions", cached(answers, api(api_sessions))),
+        Route("/api/session", cached(answers, api(api_session))),
+        Route("/api/fingerprint/{pattern}/{fp}", cached(answers, api(api_fingerprint))),
     ]
 
 
@@ -245,7 +316,8 @@ async def _on_http(request: Request, exc: Exception) -> Response:
 
 async def _on_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, guard.BodyTooLarge):
-        return PlainTextResponse(f"request body over {guard.MAX_BODY} bytes\n", status_code=413)
+        return PlainTextResponse(f"request body over {guard.MAX_BODY} bytes\n", status_code=413,
+                                 headers={"connection": "close"})  # the rest of the body is not read
     msg = exc.one_line() if isinstance(exc, LogsleuthError) else "internal error"
     status = 503 if isinstance(exc, LogsleuthError) else 500
     if request.url.path.startswith("/api/"):
@@ -264,21 +336,3 @@ def with_back_link(html: str, session: str, source: str) -> str:
     at = html.find("<body")
     end = html.find(">", at) + 1 if at >= 0 else 0
     return html[:end] + bar + html[end:]
-
-
-@lru_cache(maxsize=16)
-def postmortem(source: str, sha: str, session: str, reasoning: bool = True) -> tuple[str | None, str]:
-    """The HTML postmortem of an indexed session, rendered from its source (masked), when the
-    source is on this machine with the content that was indexed; else why not. Cached by the
-    content hash: a re-indexed, changed transcript has another."""
-    from logsleuth.index.files import content_hash
-
-    path = Path(source)
-    if not path.exists():
-        return None, "its transcript is not on this machine (indexed elsewhere, or moved)"
-    if sha and content_hash(path) != sha:
-        return None, "its transcript changed since it was indexed: run `logsleuth index` again"
-    from logsleuth.analysis import analyze
-    from logsleuth.render import postmortem as pm
-
-    return pm.render_html(analyze(str(path), session=session, with_reasoning=reasoning), redact=True), ""

@@ -1,16 +1,19 @@
 """What `logsleuth serve` shows, read from the index: sessions, a session, an error fingerprint,
-search results grouped by fingerprint. Read-only: every call reads the committed state (the
-manifest) again, so a concurrent `index` run's commits show up without a restart; a process keeps
-one committed state's findings in memory (index.compact.kept), so repeated reads cost ~2 ms.
+search results grouped by fingerprint. Read-only: every call looks at the committed state (the
+manifest's stat: cache.generation), so a concurrent `index` run's commits show up without a
+restart; what the pages share (the sessions, one pattern's rows, the categories) is computed once
+per generation (`Index.memo`), and a process keeps one committed state's findings in memory
+(index.compact.kept).
 
 Everything returned is masked again (render.masking.mask_tree) although index rows are masked
-before they are written: an index built by an older logsleuth is shown masked too.
+before they are written: an index built by an older logsleuth is shown masked too. The rule test
+of each string is kept (`masked`), so a string shown before is not tested again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,6 +25,7 @@ from logsleuth.search import engine
 from logsleuth.search.hits import Hit, SearchResult
 from logsleuth.search.ranked import Ranked
 from logsleuth.search.render import held_text, outcome_class, outcome_text
+from logsleuth.serve.cache import generation
 
 ROW_COLUMNS = (
     "session", "source", "origin", "line", "seq", "ts", "pattern", "category", "severity", "fingerprint", "text",
@@ -34,15 +38,50 @@ LOG_FORMATS = ("text",)  # a plain log's references are `[line N]`, a transcript
 T = TypeVar("T")
 
 
+_RULES: dict[str, bool] = {}  # string -> whether a masking rule may match it (a test per string)
+MAX_RULES_CHARS = 32_000_000  # characters of the strings whose test is kept (then it starts afresh)
+_rules_chars = 0
+
+
 def masked(obj: T) -> T:
-    from logsleuth.render.masking import mask_tree
+    """`obj` masked as `mask_tree` masks it, testing only the strings not shown before: the rule
+    test of a string does not depend on its context (a vectorised pass costs ~10 ms a call)."""
+    from logsleuth.render.masking import mask_tree, rule_tests, strings_of
 
-    return mask_tree(obj)
+    global _rules_chars
+    new = [s for s in strings_of(obj) if s not in _RULES]
+    if new:
+        size = sum(map(len, new))
+        if _rules_chars + size > MAX_RULES_CHARS:
+            _RULES.clear()
+            _rules_chars = 0
+        _RULES.update(zip(new, rule_tests(new), strict=True))
+        _rules_chars += size
+    return mask_tree(obj, rules=_RULES)
 
 
-@dataclass(frozen=True, slots=True)
 class Index:
-    db: Path
+    """The index at `db`, read for pages; what every page needs (the sessions, one pattern's rows)
+    is computed once per index generation and kept (`memo`)."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self._memo: dict[tuple[Any, ...], Any] = {}
+        self._lock = threading.RLock()  # a memo may read another (categories: the sessions)
+        self._local = threading.local()  # per thread: (generation, sidecar connection)
+
+    def memo(self, name: str, make: Callable[[], T], *args: Any) -> T:
+        """`make()` for the current generation, computed once (others wait for it); a new
+        generation drops the old values."""
+        key = (generation(self.db), name, *args)
+        with self._lock:
+            if key in self._memo:
+                return self._memo[key]  # type: ignore[no-any-return]
+            if any(k[0] != key[0] for k in self._memo):
+                self._memo.clear()
+            value = make()
+            self._memo[key] = value
+            return value
 
     def rows(self, predicate: Any = None) -> list[StoredFinding]:
 
@@ -61,20 +100,34 @@ class Index:
     # ------------------------------------------------------------ search
 
     def search(self, text: str, limit: int = 20, category: str | None = None) -> SearchResult:
-        return engine.search(text, db=self.db, limit=limit, category=category, sidecar=False)
+        return engine.search(text, db=self.db, limit=limit, category=category, sidecar=False,
+                             connection=self.sidecar())
+
+    def sidecar(self) -> Any:
+        """This thread's read-only connection to the search sidecar of the current generation, or
+        None while the sidecar is stale (a running `index` rewrites it after its commit). The
+        sidecar is replaced by rename: an open connection keeps reading the file it opened."""
+        from logsleuth.index import sidecar
+
+        gen = generation(self.db)
+        held = getattr(self._local, "sidecar", None)
+        if held is not None and held[0] == gen:
+            return held[1]
+        if held is not None and held[1] is not None:
+            held[1].close()
+        con = sidecar.open_current(self.db, library=False)
+        self._local.sidecar = (gen, con) if con is not None else None  # stale: asked again next time
+        return con
 
     def groups(self, result: SearchResult) -> list[dict[str, Any]]:
         """The hits of a search by error fingerprint, best first: how often that error was seen
         (in the whole index), the fix that held first, then the attempts that did not."""
-        import polars as pl
-
         order: dict[tuple[str, str], list[Hit]] = {}
         for h in result.hits:
             order.setdefault((h.pattern, h.fingerprint or ""), []).append(h)
         if not order:
             return []
-        keys = sorted({p for p, _ in order})
-        rows = self.rows(pl.col("pattern").is_in(keys))
+        rows = [r for p in sorted({p for p, _ in order}) for r in self.pattern_rows(p)]
         out = []
         for (pattern, fp), hits in order.items():
             fp_rows = [r for r in rows if r.pattern == pattern and (r.fingerprint or "") == fp]
@@ -82,13 +135,23 @@ class Index:
                         **summary(fp_rows)})
         return masked(out)
 
+    def pattern_rows(self, pattern: str) -> list[StoredFinding]:
+        """Every indexed finding of one pattern (what a search's groups count), kept per generation."""
+        import polars as pl
+
+        return self.memo("pattern", lambda: self.rows(pl.col("pattern") == pattern), pattern)
+
     # ------------------------------------------------------------ sessions
+
+    def all_sessions(self) -> list[dict[str, Any]]:
+        """Every indexed session (masked), kept per generation: the pages filter this list."""
+        from logsleuth import sessions
+
+        return self.memo("sessions", lambda: masked([r.to_dict() for r in sessions.from_index(self.db)]))
 
     def sessions(self, *, text: str = "", category: str = "", outcome: str = "", since: str = "",
                  until: str = "") -> list[dict[str, Any]]:
-        from logsleuth import sessions
-
-        rows = [r.to_dict() for r in sessions.from_index(self.db)]
+        rows = self.all_sessions()
         want = text.strip().lower()
         wanted = enum_of(Outcome, outcome)  # a value no session can have (a typo) keeps none
 
@@ -102,22 +165,25 @@ class Index:
                 and (not want or any(want in str(v).lower() for v in r.values() if v is not None))
             )
 
-        return masked([r for r in rows if keep(r)])
+        return [r for r in rows if keep(r)]
 
     def categories(self) -> list[str]:
         """The root-cause categories of the indexed sessions (the sessions page's dropdown)."""
-        return sorted({r["root_cause"] for r in self.sessions() if r.get("root_cause")})
+        return self.memo("categories", lambda: sorted({r["root_cause"] for r in self.all_sessions() if r.get("root_cause")}))
 
     def known_categories(self) -> set[str]:
         """Every category a filter may name: the library's and the index's."""
         from logsleuth.index.patterns import library
 
-        return set(library().categories) | set(self.categories()) | {p.category for p in library().patterns}
+        def known() -> set[str]:
+            return set(library().categories) | set(self.categories()) | {p.category for p in library().patterns}
+
+        return self.memo("known categories", known)
 
     def session(self, session: str, source: str) -> dict[str, Any] | None:
         import polars as pl
 
-        head = next((r for r in self.sessions() if r["session"] == session and r["source"] == source), None)
+        head = next((r for r in self.all_sessions() if r["session"] == session and r["source"] == source), None)
         if head is None:
             return None
         rows = self.rows((pl.col("session") == session) & (pl.col("source") == source))
