@@ -54,11 +54,13 @@ def decide_root_cause(ctx: Context, failures: Sequence[FailureVerdict]) -> RootC
         return RootCause(None, "unknown", None)
     title = ctx.title(ep)
     mine = [f for f in failures if f.id == ep.id]
-    marked, because = _agent_conclusions(ctx, _facts(ctx, [ep], mine), _diagnosis_ends(mine))
+    facts = _facts(ctx, [ep], mine)
+    marked, because = _agent_conclusions(ctx, facts, _diagnosis_ends(mine))
     implied = _implied(ctx, ep)
     kind = implied[0] if implied else ctx.causes.get(ep.category) or "unknown"
     specific = kind not in ("symptom", "unknown")
-    for found in (marked, None if specific else because):
+    closing = _closing_explanation(ctx, facts, 2 if specific else 1)
+    for found in (marked, None if specific else because, closing):
         if found is not None:
             seq, text = found
             return RootCause(text, kind if specific else "unknown", ep.id, (seq, ep.occurrences[0]), "agent", title)
@@ -165,6 +167,35 @@ def _agent_conclusions(ctx: Context, facts: set[str], until: int | None) -> tupl
             if until is None or seq <= until or (seq > closing and _FAILED_SUBJECT.search(s[:b.start()])):
                 because.append((seq, _clean(s)))
     return (marked[-1] if marked else None), (because[0] if because else None)
+
+
+# words that explain rather than narrate: a condition, a removal, a need, a lack
+_EXPLAINS = re.compile(r"\b(?:because|since|so that|which|removed|moved|requires?|needs?|doesn'?t|isn'?t|wasn'?t|can'?t|cannot|"
+                       r"no longer|only (?:became|exists?|works?|has|had)|too (?:old|new)|predates|shadow\w*|stale|lacks?|"
+                       r"never (?:declared|installed|built)|not (?:declared|installed|included|on the|in the))\b", re.I)
+
+
+def _closing_explanation(ctx: Context, facts: set[str], least: int) -> tuple[int, str] | None:
+    """The sentence of the agent's closing words (after its last command) that explains the most
+    facts of the root failure, when it names at least `least` of them: agents state the cause as
+    they sum up ("That function only became public C API in CPython 3.13"), in no fixed form."""
+    end = ctx.graph.runs[-1].end if ctx.graph.runs else -1
+    best: tuple[int, int, str] | None = None
+    for seq, text in ctx.prose(after=end):
+        for raw in _SENTENCE.split(text):
+            s = raw.strip().strip("*-• ").strip()
+            if len(s) < 30 or _FIRST_PERSON.match(s) or not _EXPLAINS.search(s):
+                continue
+            score = _overlap(s, facts)
+            if score >= least and (best is None or score > best[0]):
+                best = (score, seq, s)
+    return (best[1], _clean(best[2])) if best is not None else None
+
+
+def _overlap(sentence: str, facts: set[str]) -> int:
+    """How many of the sentence's tokens are facts of the failure (or hold one)."""
+    return sum(1 for m in _tokens(sentence)
+               if m in facts or any(m in f or f in m for f in facts if len(f) >= 4 and len(m) >= 4))
 
 
 def _clean(s: str) -> str:
