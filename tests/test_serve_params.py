@@ -14,8 +14,8 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from logsleuth.serve.app import create_app  # noqa: E402
-from serve_helpers import indexed_corpus  # noqa: E402
+from logsleuth.serve.app import create_app
+from serve_helpers import indexed_corpus
 
 
 @pytest.fixture(scope="module")
