@@ -169,3 +169,15 @@ def test_the_index_counts_the_failures_the_verdict_tells(tmp_path: Path, capsys:
     assert main(["sessions", "--db", str(tmp_path / "db"), "-O", "json"]) == 0
     indexed = json.loads(capsys.readouterr().out)["sessions"]
     assert [r["failures"] for r in indexed] == [r["failures"] for r in files] == [2]
+
+
+def test_patterns_commands_take_o(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rg = tmp_path / "lib.rg"
+    assert main(["patterns", "export", "--rg", "-o", str(rg)]) == 0
+    assert capsys.readouterr().out == "" and len(rg.read_text().splitlines()) > 100  # one regex a line: rg -f lib.rg
+    listed = tmp_path / "list.json"
+    assert main(["patterns", "list", "-o", str(listed)]) == 0
+    assert {"id", "category"} <= set(json.loads(listed.read_text())[0])
+    assert main(["patterns", "show", "torch-cuda-oom", "-o", str(tmp_path / "p.txt")]) == 0
+    assert "torch-cuda-oom" in (tmp_path / "p.txt").read_text()
+    assert main(["patterns", "lint", "-o", str(tmp_path / "lint.html")]) == 2  # a name that says no format of lint's
