@@ -154,5 +154,30 @@ def test_sessions_of_a_folder_are_its_files_as_the_index_lists_them(tmp_path: Pa
     capsys.readouterr()
     assert main(["sessions", "--db", str(db), "-O", "json"]) == 0
     indexed = json.loads(capsys.readouterr().out)["sessions"]
-    key = ("session", "source", "format", "start", "minutes", "events", "outcome", "root_cause", "title", "summary")
+    key = ("session", "source", "format", "start", "minutes", "events", "failures", "outcome", "root_cause", "title",
+           "summary")
     assert [[r[k] for k in key] for r in files] == [[r[k] for k in key] for r in indexed]
+
+
+def test_the_index_counts_the_failures_the_verdict_tells(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A failure no pattern named (a goal run that failed) is counted by the index as by files."""
+    session = ROOT / "tests" / "real_sessions" / "aider-worktree-syntax-loop" / "session.md"
+    assert main(["sessions", str(session), "-O", "json"]) == 0
+    files = json.loads(capsys.readouterr().out)["sessions"]
+    assert main(["index", str(session), "--db", str(tmp_path / "db")]) == 0
+    capsys.readouterr()
+    assert main(["sessions", "--db", str(tmp_path / "db"), "-O", "json"]) == 0
+    indexed = json.loads(capsys.readouterr().out)["sessions"]
+    assert [r["failures"] for r in indexed] == [r["failures"] for r in files] == [2]
+
+
+def test_patterns_commands_take_o(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rg = tmp_path / "lib.rg"
+    assert main(["patterns", "export", "--rg", "-o", str(rg)]) == 0
+    assert capsys.readouterr().out == "" and len(rg.read_text().splitlines()) > 100  # one regex a line: rg -f lib.rg
+    listed = tmp_path / "list.json"
+    assert main(["patterns", "list", "-o", str(listed)]) == 0
+    assert {"id", "category"} <= set(json.loads(listed.read_text())[0])
+    assert main(["patterns", "show", "torch-cuda-oom", "-o", str(tmp_path / "p.txt")]) == 0
+    assert "torch-cuda-oom" in (tmp_path / "p.txt").read_text()
+    assert main(["patterns", "lint", "-o", str(tmp_path / "lint.html")]) == 2  # a name that says no format of lint's

@@ -84,8 +84,9 @@ def links_answer(page: Any, base: str) -> None:
             assert r.status == 200, f"{page.url}: {href} answered {r.status}"
 
 
-def test_search_failure_page_session_postmortem_and_back(site: str, browser: Any) -> None:
-    page, errors = watched(browser, 1400)
+@pytest.mark.parametrize("width", [1400, 420])
+def test_search_failure_page_session_postmortem_and_back(site: str, browser: Any, width: int) -> None:
+    page, errors = watched(browser, width)
     page.goto(site + "/")
     page.locator("#q").press_sequentially(PTXAS[:60], delay=5)  # results as you type
     held = page.locator(".fix.held").first
@@ -94,23 +95,24 @@ def test_search_failure_page_session_postmortem_and_back(site: str, browser: Any
     assert "seen 3 times in 2 sessions" in page.locator(".group").first.inner_text()
     assert "/?q=" in page.url  # a link to share
     no_sideways_scroll(page)
-    snap(page, "search-1400")
+    snap(page, f"search-{width}")
     links_answer(page, site)
 
     page.locator(".group a").first.click()  # the failure page of that error
     page.wait_for_url("**/fp/**")
     assert "PTX" in page.locator("h1").inner_text() or "ptxas" in page.locator("h1").inner_text().lower()
     no_sideways_scroll(page)
-    snap(page, "fingerprint-1400")
+    snap(page, f"fingerprint-{width}")
     links_answer(page, site)
 
     page.get_by_role("link", name="sess-ptxas").first.click()
     page.wait_for_url("**/session?**")
     assert page.locator("#failures tbody tr").count() >= 1
     fixcell = page.locator("#failures td.fixcell").first
-    assert fixcell.is_visible() and fixcell.bounding_box()["x"] + 50 < 1400
+    box = fixcell.bounding_box()
+    assert fixcell.is_visible() and box["x"] + 50 < width and box["x"] + box["width"] <= width
     no_sideways_scroll(page)
-    snap(page, "session-1400")
+    snap(page, f"session-{width}")
     links_answer(page, site)
 
     page.locator("#postmortem").click()
@@ -120,7 +122,9 @@ def test_search_failure_page_session_postmortem_and_back(site: str, browser: Any
     ref.click()
     page.wait_for_function("h => location.hash === h", arg="#" + target)
     assert page.locator(f"[id='{target}']").is_visible()
-    snap(page, "postmortem-1400")
+    no_sideways_scroll(page)
+    links_answer(page, site)
+    snap(page, f"postmortem-{width}")
     page.locator("#back").click()  # back to the session it came from
     page.wait_for_url("**/session?**")
     assert page.locator("#failures").is_visible()

@@ -76,7 +76,7 @@ def from_inputs(paths: Sequence[str], fmt: str | None, library: PatternLibrary, 
             c = session_columns(an)
             start, end = c["session_start"], c["session_end"]
             rows.append(SessionRow(name, t.report.source, t.report.format, _iso(start), _minutes(start, end),
-                                   c["events"], len(an.verdict.failures), c["outcome"], c["root_category"],
+                                   c["events"], c["failures"], c["outcome"], c["root_category"],
                                    c["title"], c["summary"]))
     return newest_first(rows)
 
@@ -107,7 +107,7 @@ def from_index(db: Path) -> list[SessionRow]:
     from logsleuth.index import store
 
     columns = ["session", "source", "format", "severity", "episode", "outcome", "file_sha256", "origin",
-               "title", "events", "session_start", "session_end", "root_category", "summary"]
+               "title", "events", "session_start", "session_end", "root_category", "summary", "failures"]
     frame = store.load(db, columns, sessions=True)
     if not frame.height:
         return []
@@ -117,7 +117,8 @@ def from_index(db: Path) -> list[SessionRow]:
         .agg(
             pl.col("format", "file_sha256", "origin", "title", "events", "session_start", "session_end",
                    "root_category", "summary").drop_nulls().first(),
-            pl.col("episode").filter(failing).n_unique().alias("failures"),
+            pl.col("failures").drop_nulls().first(),  # the verdict's count (its session row carries it)
+            pl.col("episode").filter(failing).n_unique().alias("episodes"),
             pl.col("outcome").drop_nulls().first(),
         )
         .sort("source", "session")
@@ -131,7 +132,8 @@ def from_index(db: Path) -> list[SessionRow]:
         seen.add(key)
         start, end = r["session_start"], r["session_end"]
         rows.append(SessionRow(r["session"], r["source"], r["format"] or "", _iso(start), _minutes(start, end),
-                               r["events"], int(r["failures"] or 0), r["outcome"] or "", r["root_category"],
+                               r["events"], int(r["failures"] if r["failures"] is not None else r["episodes"] or 0),
+                               r["outcome"] or "", r["root_category"],
                                r["title"], r["summary"]))
     return newest_first(rows)
 

@@ -11,7 +11,7 @@ import polars as pl
 if TYPE_CHECKING:
     from logsleuth.library import PatternLibrary
 
-INDEX_VERSION = 3  # bump when FINDING_SCHEMA or what goes into it changes: everything is re-indexed
+INDEX_VERSION = 4  # bump when FINDING_SCHEMA or what goes into it changes: everything is re-indexed
 MANIFEST = "files.parquet"
 PARTS = "findings"
 LOCK = ".lock"
@@ -64,6 +64,7 @@ FINDING_SCHEMA: dict[str, pl.DataType] = {
     "session_end": pl.Datetime("us", "UTC"),
     "root_category": pl.Utf8(),  # the category of the verdict's root-cause failure
     "summary": pl.Utf8(),  # the verdict's reason, one sentence
+    "failures": pl.Int64(),  # how many failures the verdict tells (one with no pattern finding counts too)
 }
 SESSION_ROW = "session"  # the severity of the one row per session that is not a finding
 

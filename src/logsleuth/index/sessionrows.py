@@ -63,7 +63,7 @@ def session_columns(an: Analysis) -> dict[str, Any]:
     events = None if an.transcript.report.format == "text" else ev.height
     return {"title": title_of(an) if ev.height else None, "events": events, "session_start": start,
             "session_end": end, "root_category": root_category(an.verdict), "summary": an.verdict.reason or None,
-            "outcome": an.verdict.outcome.value}
+            "outcome": an.verdict.outcome.value, "failures": len(an.verdict.failures)}
 
 
 def session_row(an: Analysis, source: str, fmt: str, sha: str, columns: dict[str, Any]) -> dict[str, Any]:

@@ -288,7 +288,10 @@ def _api_routes(idx: Index, answers: Answers) -> list[Route]:
         return idx.search(q, limit=limit_of(request.query_params), category=f["category"] or None).to_dict()
 
     def api_sessions(request: Request) -> Any:
-        return {"sessions": idx.sessions(**api_filters(request.query_params, idx.known_categories()))}
+        rows = idx.sessions(**api_filters(request.query_params, idx.known_categories()))
+        if "limit" in request.query_params:  # checked as /api/search checks it (limit=abc is a 400)
+            rows = rows[:limit_of(request.query_params)]
+        return {"sessions": rows}
 
     def api_session(request: Request) -> Any:
         doc = idx.session(request.query_params.get("session", ""), request.query_params.get("source", ""))
