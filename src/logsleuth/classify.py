@@ -36,6 +36,7 @@ SNIPPET_CHARS = 400
 MAX_SNIPPET_LINES = 6
 JOIN_EVENTS = 3  # a log line's message may go on over this many following log lines of its source
 JOIN_CHARS = 400  # of their text, at most
+JOIN_BLOCK = 8192  # candidates whose windows are read at a time
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,22 +247,26 @@ def _joined(ev: pl.DataFrame, pairs: pl.DataFrame) -> tuple[pl.DataFrame, dict[i
     rows = np.unique(pairs["_row"].to_numpy()) if pairs.height else np.zeros(0, np.int64)
     texts = ev["text"]
     # each candidate's window (itself and the JOIN_EVENTS rows after it) as Python values, gathered
-    # once: a Series index per value was most of the join's time on an error-dense log
+    # a block of candidates at a time: a Series index per value was most of the join's time on an
+    # error-dense log, and all windows at once held every candidate's text four times over
     n = len(texts)
-    window = np.minimum(rows[:, None] + np.arange(JOIN_EVENTS + 1), max(n - 1, 0)).ravel()
-    cols = [c.gather(window).to_list() for c in (ev["kind"].cast(pl.Utf8), ev["session"], ev["source"], ev["seq"], texts)]
     width = JOIN_EVENTS + 1
+    columns = (ev["kind"].cast(pl.Utf8), ev["session"], ev["source"], ev["seq"], texts)
     own: dict[int, int] = {}
     joined, where = [], []
-    for k, r in enumerate(rows.tolist()):
-        at = k * width
-        own[r] = len(cols[4][at])
-        if cols[0][at] != "log":
-            continue
-        tail = _continuation(r, n, [c[at:at + width] for c in cols])
-        if tail:
-            joined.append(cols[4][at] + tail)
-            where.append(r)
+    for b in range(0, len(rows), JOIN_BLOCK):
+        block = rows[b:b + JOIN_BLOCK]
+        window = np.minimum(block[:, None] + np.arange(width), max(n - 1, 0)).ravel()
+        cols = [c.gather(window).to_list() for c in columns]
+        for k, r in enumerate(block.tolist()):
+            at = k * width
+            own[r] = len(cols[4][at])
+            if cols[0][at] != "log":
+                continue
+            tail = _continuation(r, n, [c[at:at + width] for c in cols])
+            if tail:
+                joined.append(cols[4][at] + tail)
+                where.append(r)
     if not where:
         return ev, own
     text = texts.clone().scatter(where, pl.Series(joined, dtype=pl.Utf8))
