@@ -174,6 +174,7 @@ _PEM_LINES = regex.compile(r"\n|\\n|\\r\\n|\r\n")
 MIN_KNOWN = 6  # shorter masked values are not remembered (they would hit ordinary words)
 RULE_SETS_MIN = 1000  # texts from which the rule-by-rule test (Redactor.rule_sets) pays for itself (~0.15 s to start)
 RULE_SETS_CHUNK = 20_000  # texts per rule-by-rule test (a texts × rules matrix of bools)
+RULE_SETS_CHARS = 4_000_000  # and characters: the test copies its texts (a session's tool outputs are MBs)
 FEW_KNOWN = 128  # up to this many known values, each is searched for; beyond, only those whose head occurs
 
 
@@ -341,9 +342,13 @@ class Redactor:
 
         spec = tuple(None if c.rule.check == "base64" else (c.rule.pattern, c.rule.flags) for c in self._rules)
         out: list[tuple[int, ...] | None] = []
-        for i in range(0, len(texts), RULE_SETS_CHUNK):
-            matrix = rule_matrix(spec, fam.ENCODED_NEEDLES, pl.Series(texts[i:i + RULE_SETS_CHUNK], dtype=pl.Utf8))
-            out.extend(tuple(np.flatnonzero(row).tolist()) for row in matrix)
+        start = size = 0
+        for end, text in enumerate(texts, 1):
+            size += len(text)
+            if end == len(texts) or end - start >= RULE_SETS_CHUNK or size >= RULE_SETS_CHARS:
+                matrix = rule_matrix(spec, fam.ENCODED_NEEDLES, pl.Series(texts[start:end], dtype=pl.Utf8))
+                out.extend(tuple(np.flatnonzero(row).tolist()) for row in matrix)
+                start, size = end, 0
         return out
 
     def _candidates(self, raw: str, only: tuple[int, ...] | None = None) -> list[_Cand]:
