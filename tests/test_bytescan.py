@@ -116,3 +116,33 @@ def test_records_are_the_same_with_or_without_hyperscan(
     b = jsonout.dumps(classify(fast.events, lib).to_dict())
     assert a == b and b'"findings": []' not in b
     assert any(answered) if scanner else not answered
+
+
+def test_the_compiled_database_is_kept_and_reused(
+    terms: tuple[list[str], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first scanner of a library is compiled and stored; the next is loaded from the cache
+    folder and answers the same; a stored file that does not load is compiled again."""
+    monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(bytescan, "MAX_HITS_PER_LINE", 100.0)
+    needles, regexes = logscan.seam_safe(terms[0]), terms[1]
+    data = b"".join(p.read_bytes() for p in LOGS if p.suffix == ".log")
+    data = data.replace(b"\r", b"").replace(b"\x1b", b"").replace(b"\x00", b"")
+    lines = plaintext.split_lines(data)
+    first = bytescan.compile_scanner(needles, regexes)
+    assert first is not None
+    stored = list(tmp_path.glob("hyperscan-*.db"))
+    assert len(stored) == 1
+    monkeypatch.setattr(bytescan, "_store", lambda *a: pytest.fail("compiled again"))
+    again = bytescan.compile_scanner(needles, regexes)
+    assert again is not None
+    want = first.line_hits(data, lines)
+    assert want is not None and want.any()
+    assert np.array_equal(again.line_hits(data, lines), want)
+    stored[0].write_bytes(b"not a database")
+    monkeypatch.undo()
+    monkeypatch.setenv("LOGSLEUTH_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(bytescan, "MAX_HITS_PER_LINE", 100.0)
+    rebuilt = bytescan.compile_scanner(needles, regexes)
+    assert rebuilt is not None and np.array_equal(rebuilt.line_hits(data, lines), want)
+    assert stored[0].read_bytes() != b"not a database"

@@ -110,6 +110,12 @@ class _Counting:
         self.most = max(self.most, len(tokens))
         return tokens
 
+    def __getattr__(self, name: str) -> Any:  # the block rules, handed this parser, read its options
+        return getattr(self.md, name)
+
+    def __getitem__(self, name: str) -> Any:  # and its parsers by name (`md["block"]`)
+        return self.md[name]
+
 
 def test_long_table_is_parsed_in_slices() -> None:
     rows = [ROW.format(n=i, text="<b>x</b>" if i % 97 == 0 else "text") for i in range(5000)]
@@ -140,3 +146,28 @@ def test_a_definition_after_everything(definition: str) -> None:
     doc = "## A\n\n[x][<a b>] text\n\n## B\n\n" + table(rows) + "\n\n## C\n\n" + definition + "\n"
     for rows_at_a_time in (2, 50):
         assert mdchunks.html_lines(doc, _parser(), rows=rows_at_a_time) == whole(doc) == set()
+
+
+def _whole_of(text: str, kinds: frozenset[str]) -> set[int]:
+    out: set[int] = set()
+    for tok in _parser().parse(text):
+        inline = tok.type == "inline" and any(c.type in kinds for c in tok.children or ())
+        if tok.map and (tok.type in kinds or inline):
+            out.update(range(tok.map[0], tok.map[1]))
+    return out
+
+
+_PARTS = ["## H", "", "text", "<b>x</b>", "[x](/u)", "![i](/p)", "[ref]", "[ref]: /d", "<https://e.x>",
+          "```", "> quote [y][ref]", "- item <i>", "    code <c>", HEAD, "| 1 | a | b | c | d |",
+          "| 2 | [l](/u) | b | c | <br> |", "&lt;z>", "\\[esc](x)"]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_pieces_without_a_trigger_character_find_the_same_lines(seed: int) -> None:
+    """Pieces and table slices holding no `<` (no `[` either, for links) skip the inline parse;
+    what they find, for raw HTML and for links, is what one parse of the whole finds."""
+    rnd = random.Random(seed)
+    lines = [rnd.choice(_PARTS) for _ in range(rnd.randint(5, 60))]
+    doc = "\n".join(lines)
+    for kinds in (mdchunks.HTML, mdchunks.LINKS):
+        assert mdchunks.html_lines(doc, _parser(), rows=2, kinds=kinds) == _whole_of(doc, kinds), (kinds, doc)

@@ -22,7 +22,7 @@ PACKAGE = "logsleuth"
 # (layer, module prefixes): earlier layers never import later ones
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("vocabulary", ("logsleuth.enums", "logsleuth.model", "logsleuth.errors", "logsleuth.jsonout", "logsleuth.termsafe",
-                    "logsleuth.telling", "logsleuth.clip", "logsleuth.progress")),
+                    "logsleuth.telling", "logsleuth.clip", "logsleuth.progress", "logsleuth.cachedir")),
     ("ingest", ("logsleuth.ingest",)),
     ("library", ("logsleuth.library", "logsleuth.quoting")),
     ("redact", ("logsleuth.redact_scan", "logsleuth.redact")),

@@ -36,6 +36,7 @@ SNIPPET_CHARS = 400
 MAX_SNIPPET_LINES = 6
 JOIN_EVENTS = 3  # a log line's message may go on over this many following log lines of its source
 JOIN_CHARS = 400  # of their text, at most
+JOIN_BLOCK = 8192  # candidates whose windows are read at a time
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,16 +246,27 @@ def _joined(ev: pl.DataFrame, pairs: pl.DataFrame) -> tuple[pl.DataFrame, dict[i
     (JOIN_CHARS at most); see `_across_lines` for the matches kept from it."""
     rows = np.unique(pairs["_row"].to_numpy()) if pairs.height else np.zeros(0, np.int64)
     texts = ev["text"]
-    own = {int(r): len(texts[int(r)]) for r in rows}
-    cols = (ev["kind"].cast(pl.Utf8), ev["session"], ev["source"], ev["seq"])
+    # each candidate's window (itself and the JOIN_EVENTS rows after it) as Python values, gathered
+    # a block of candidates at a time: a Series index per value was most of the join's time on an
+    # error-dense log, and all windows at once held every candidate's text four times over
+    n = len(texts)
+    width = JOIN_EVENTS + 1
+    columns = (ev["kind"].cast(pl.Utf8), ev["session"], ev["source"], ev["seq"], texts)
+    own: dict[int, int] = {}
     joined, where = [], []
-    for r in rows.tolist():
-        if cols[0][r] != "log":
-            continue
-        tail = _continuation(r, texts, cols)
-        if tail:
-            joined.append(texts[r] + tail)
-            where.append(r)
+    for b in range(0, len(rows), JOIN_BLOCK):
+        block = rows[b:b + JOIN_BLOCK]
+        window = np.minimum(block[:, None] + np.arange(width), max(n - 1, 0)).ravel()
+        cols = [c.gather(window).to_list() for c in columns]
+        for k, r in enumerate(block.tolist()):
+            at = k * width
+            own[r] = len(cols[4][at])
+            if cols[0][at] != "log":
+                continue
+            tail = _continuation(r, n, [c[at:at + width] for c in cols])
+            if tail:
+                joined.append(cols[4][at] + tail)
+                where.append(r)
     if not where:
         return ev, own
     text = texts.clone().scatter(where, pl.Series(joined, dtype=pl.Utf8))
@@ -268,7 +280,9 @@ def _across_lines(
     """The matches only the joined text has: they start in a row's own text and go on past its
     end, for a (row, pattern) that matched nothing alone. What matched alone stays as it was (a
     `$` that ended the event still does)."""
-    longer = [r for r, n in own.items() if len(mev["text"][r]) > n]
+    rows = list(own)
+    lengths = mev["text"].gather(rows).str.len_chars().to_list() if rows else []
+    longer = [r for r, length in zip(rows, lengths, strict=True) if length > own[r]]
     portable = [pid for pid, p in enumerate(patterns) if p.portable]  # a slow Python-only regex runs once a row
     sub = pairs.filter(pl.col("_row").is_in(pl.Series(longer, dtype=pl.UInt32).implode())
                        & pl.col("pid").is_in(portable))
@@ -277,16 +291,17 @@ def _across_lines(
             if m.pos < own[m.row] < m.end and (m.row, m.pid) not in have]
 
 
-def _continuation(row: int, texts: pl.Series, cols: tuple[pl.Series, ...]) -> str:
+def _continuation(row: int, n: int, window: list[list[Any]]) -> str:
     """The text of the log events right after `row` (the next seqs of its session and source),
-    newline-led and cut short; "" when none follows."""
-    kinds, sessions, sources, seqs = cols
+    newline-led and cut short; "" when none follows. `window`: kind, session, source, seq and
+    text of `row` and the JOIN_EVENTS rows after it (of `n` rows in all)."""
+    kinds, sessions, sources, seqs, texts = window
     parts: list[str] = []
-    for nxt in range(row + 1, min(row + 1 + JOIN_EVENTS, len(texts))):
-        if (kinds[nxt] != "log" or sessions[nxt] != sessions[row] or sources[nxt] != sources[row]
-                or seqs[nxt] != seqs[row] + (nxt - row)):
+    for i in range(1, min(1 + JOIN_EVENTS, n - row)):
+        if (kinds[i] != "log" or sessions[i] != sessions[0] or sources[i] != sources[0]
+                or seqs[i] != seqs[0] + i):
             break
-        parts.append(texts[nxt])
+        parts.append(texts[i])
     return ("\n" + "\n".join(parts))[:JOIN_CHARS] if parts else ""
 
 

@@ -71,8 +71,11 @@ def _widen_class(body: str) -> str:
     return body
 
 
-def superset(pattern: str) -> str:
-    """A Rust regex matching (somewhere) every text `pattern` matches (see the module docstring)."""
+def superset(pattern: str, leading_only: bool = False) -> str:
+    """A Rust regex matching (somewhere) every text `pattern` matches (see the module docstring).
+    `leading_only`: a positive look-behind becomes text only at the pattern's start and is dropped
+    elsewhere (after consumed text it may look back at that text: `["']\\s*,\\s*["'](?<=")…`
+    holds one quote, its text form two), as `rule_matrix` needs of a test per rule."""
     out: list[str] = []
     i, n = 0, len(pattern)
     while i < n:
@@ -90,8 +93,9 @@ def superset(pattern: str) -> str:
         elif pattern.startswith("(?<=", i):
             j = _group_end(pattern, i)
             inner = pattern[i + 4 : j - 1]
-            if regex.fullmatch(inner, "") is None:  # one that may be empty asserts nothing
-                out.append("(?:" + superset(inner) + ")")
+            # one that may be empty asserts nothing
+            if regex.fullmatch(inner, "") is None and (i == 0 or not leading_only):
+                out.append("(?:" + superset(inner, leading_only) + ")")
             i = j
         elif pattern.startswith(("(?=", "(?!", "(?<!"), i):
             i = _group_end(pattern, i)
@@ -144,4 +148,62 @@ def maybe_secret(rules: tuple[tuple[str, int], ...], known: Sequence[str], texts
         frame = pl.DataFrame({"t": texts}).lazy()
         for hit in pl.collect_all([frame.select(test.fill_null(False)) for test in tests]):  # in parallel
             out |= hit.to_series().to_numpy()
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _rule_tests(rules: tuple[tuple[str, int] | None, ...]) -> tuple[tuple[str, str] | None, ...]:
+    """Per rule: its superset (look-behinds as text only where they lead) and its group as `_forms`
+    groups them ("literal", "nocase" or "other"); None for a rule tested by needles instead."""
+    out: list[tuple[str, str] | None] = []
+    for r in rules:
+        if r is None:
+            out.append(None)
+            continue
+        form = superset(r[0], leading_only=True)
+        if r[1] & regex.IGNORECASE:
+            out.append((f"(?i:{form})", "nocase"))
+        else:
+            out.append((form, "literal" if regex.match(r"[A-Za-z0-9_@\-]", form) else "other"))
+    return tuple(out)
+
+
+def rule_matrix(rules: tuple[tuple[str, int] | None, ...], needles: Sequence[str], texts: Any) -> Any:
+    """Per text and rule (numpy bools, texts × rules): may the rule match the text? `maybe_secret`'s
+    test taken apart: each rule's superset alone (a case-insensitive one also wherever a character
+    folds to ASCII), and a rule given as None wherever one of `needles` occurs. A text's row is
+    false for a rule that finds nothing in it; its any() is `maybe_secret(rules, needles)`.
+
+    The literal-led and the case-insensitive rules are first tested as one alternation each (as
+    `_forms` does); a rule of a group is tested alone only on the texts its group matched."""
+    import numpy as np
+    import polars as pl
+
+    tests = _rule_tests(rules)
+    n = texts.len()
+    out = np.zeros((n, len(tests)), bool)
+    t = pl.col("t").str
+    groups = {g: [i for i, x in enumerate(tests) if x is not None and x[1] == g] for g in ("literal", "nocase")}
+    exprs = [t.contains(x[0]).alias(f"r{i}") for i, x in enumerate(tests) if x is not None and x[1] == "other"]
+    exprs += [t.contains("|".join(f"(?:{tests[i][0]})" for i in members)).alias(g)  # type: ignore[index]
+              for g, members in groups.items() if members]
+    exprs += [t.contains_any(list(FOLDS_TO_ASCII)).alias("folds")]
+    exprs += [t.contains_any(list(needles)).alias("near")] if needles else []
+    frame = pl.DataFrame({"t": texts})
+    hits = frame.select(e.fill_null(False) for e in exprs)
+    folds = hits["folds"].to_numpy()
+    for i, x in enumerate(tests):
+        if x is None:
+            out[:, i] = hits["near"].to_numpy() if needles else False
+        elif x[1] == "other":
+            out[:, i] = hits[f"r{i}"].to_numpy()
+    for g, members in groups.items():
+        rows = np.flatnonzero(hits[g].to_numpy()) if members else np.zeros(0, np.int64)
+        if len(rows):
+            sub = frame[rows].select(t.contains(tests[i][0]).fill_null(False).alias(f"r{i}")  # type: ignore[index]
+                                     for i in members)
+            for i in members:
+                out[rows, i] = sub[f"r{i}"].to_numpy()
+        if g == "nocase":  # the folding characters (`K` Kelvin sign) count for every case-insensitive rule
+            out[:, members] |= folds[:, None]
     return out

@@ -20,9 +20,14 @@ Without the `hyperscan` package (no wheel for the platform) `compile_scanner` re
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
+import platform
 import re
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -76,10 +81,52 @@ def compile_scanner(needles: Sequence[str], regexes: Sequence[str] = ()) -> Byte
     exprs = [re.escape(n).encode() for n in needles if n and "\n" not in n] + [r.encode() for r in regexes]
     if len(exprs) != len(needles) + len(regexes) or not exprs:
         return None  # a needle across lines cannot be mapped to one line
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    try:
-        db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
-                   flags=[0] * len(exprs))
-    except hyperscan.error:
-        return None
+    db = _cached(hyperscan, exprs)
+    if db is None:
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        try:
+            db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs),
+                       flags=[0] * len(exprs))
+        except hyperscan.error:
+            return None
+        _store(hyperscan, exprs, db)
     return ByteScanner(db, hyperscan)
+
+
+# ---------------------------------------------------------------- the compiled database, on disk
+# Compiling the library's ~200 needles and regexes took ~0.3 s of every classify of a big log. The
+# database is kept in the cache folder, keyed by its expressions (they come from the pattern files)
+# and Hyperscan's version; one that does not load (another CPU's, truncated) is compiled again.
+
+DB_KEEP = 8  # compiled databases kept (one per pattern-library edit)
+
+
+def _db_path(hyperscan: Any, exprs: Sequence[bytes]) -> Path:
+    from logsleuth.cachedir import cache_dir
+
+    key = hashlib.sha256(repr((getattr(hyperscan, "__version__", "?"), platform.machine(), list(exprs))).encode())
+    return cache_dir() / f"hyperscan-{key.hexdigest()[:32]}.db"
+
+
+def _cached(hyperscan: Any, exprs: Sequence[bytes]) -> Any:
+    """The database compiled before for `exprs`, or None."""
+    try:
+        return hyperscan.loadb(_db_path(hyperscan, exprs).read_bytes(), hyperscan.HS_MODE_BLOCK)
+    except Exception:  # missing, truncated, another platform's: compile it
+        return None
+
+
+def _store(hyperscan: Any, exprs: Sequence[bytes], db: Any) -> None:
+    """Keep `db` for the next call (the newest DB_KEEP kept); a cache that cannot be written is skipped."""
+    dest = _db_path(hyperscan, exprs)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(hyperscan.dumpb(db))
+        os.replace(tmp, dest)
+        old = sorted(dest.parent.glob("hyperscan-*.db"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for p in old[DB_KEEP:]:
+            p.unlink()
+    except Exception:  # read-only home, full disk: the cache is only an optimisation
+        with contextlib.suppress(OSError):
+            tmp.unlink()

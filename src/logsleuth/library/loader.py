@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 
 from logsleuth.errors import Location, UsageError
 from logsleuth.library import regexes
-from logsleuth.library.cachedir import CACHE_ENV as CACHE_ENV  # the setting tests and docs name here
-from logsleuth.library.cachedir import cache_dir
+from logsleuth.cachedir import CACHE_ENV as CACHE_ENV  # the setting tests and docs name here
+from logsleuth.cachedir import cache_dir
 from logsleuth.library.knowledge import Renderer
 from logsleuth.library.pattern import ROLES, Category, Knowledge, Pattern, PatternLibrary, Problem
 from logsleuth.library.schema import validate

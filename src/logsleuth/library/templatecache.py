@@ -17,7 +17,7 @@ from typing import Any
 
 import jinja2
 
-from logsleuth.library.cachedir import cache_dir
+from logsleuth.cachedir import cache_dir
 
 
 class DiskCache(jinja2.BytecodeCache):

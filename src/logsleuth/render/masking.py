@@ -230,13 +230,16 @@ def _learn(
         hits = {s for s in strings if rules.get(s, False)} if rules else set()
         if untested:
             hits.update(s for s, hit in zip(untested, _tested(redactor, untested, known=False), strict=True) if hit)
+        # the rules that may match each text (None: all), found for a chunk in one vectorised pass
+        picked = [s for s in strings if s in hits]
+        only = dict(zip(picked, redactor.rule_sets(picked), strict=True))
         for item in items:
             if isinstance(item, str):
                 if item in hits:
-                    redactor.learn(item)
+                    redactor.learn(item, only[item])
             else:
-                for text in item:
-                    redactor.learn(text)
+                for text, subset in zip(item, redactor.rule_sets(item), strict=True):
+                    redactor.learn(text, subset)
         maybe.update(hits)
         last = strings
 

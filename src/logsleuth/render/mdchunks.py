@@ -48,6 +48,11 @@ def _heading(line: str) -> bool:
 
 HTML = frozenset({"html_inline", "html_block"})  # what `html_lines` looks for by default
 LINKS = frozenset({"link_open", "image"})  # links and images (the reports make none of their own)
+# The characters without which a text holds none of `kinds` (CommonMark, no linkify): raw HTML opens
+# with `<`; a link or an image with `[` (`![`), an autolink with `<`. A piece or a table slice
+# holding none is parsed by the block rules only (the inline pass was ~60 % of a report's parse),
+# which make the same block tokens and the same reference definitions.
+_TRIGGERS = {HTML: "<", LINKS: "<["}
 
 
 def _html_of(tokens: list[Any], offset: int, skip_below: int = 0, kinds: frozenset[str] = HTML) -> Iterator[int]:
@@ -87,7 +92,11 @@ def html_lines(text: str, md: Any, rows: int = ROWS, kinds: frozenset[str] = HTM
     """The (0-based) lines of `text` where markdown-it (`md`, a `MarkdownIt`) sees raw HTML (or
     what `kinds` names), as one `md.parse(text)` finds them, with a bounded number of tokens
     alive at a time."""
+    triggers = _TRIGGERS.get(kinds)
+
     def full(src: str, env: dict[str, Any]) -> list[Any]:
+        if triggers is not None and not any(c in src for c in triggers):
+            return block(src, env)  # no inline can hold one: the blocks are what a full parse makes
         return list(md.parse(src, env))
 
     def block(src: str, env: dict[str, Any]) -> list[Any]:  # core's normalize, then the block rules

@@ -1,4 +1,4 @@
-"""Where logsleuth keeps its caches (the validated library, compiled templates)."""
+"""Where logsleuth keeps its caches (the validated library, compiled templates, Hyperscan databases)."""
 
 from __future__ import annotations
 
