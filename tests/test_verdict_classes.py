@@ -61,3 +61,9 @@ def test_the_recipe_ends_with_the_goal_commands_alone_and_holds_no_dry_run() -> 
     v = _verdict("heldout2_sessions/nvflags/session.json")
     assert v.recipe[-1] == "make clean && make && make test  # passed"
     assert not any("-pn" in line for line in v.recipe)
+
+
+def test_an_echoed_status_in_the_agents_own_words_is_the_runs() -> None:
+    """noisylog: `make test; echo "make test exit: $?"` passed; the echo's 0 was read as masking it."""
+    v = _verdict("heldout3_sessions/noisylog/session.jsonl")
+    assert v.outcome is Outcome.RESOLVED, v.reason

@@ -381,7 +381,8 @@ def extract_runs(events: pl.DataFrame, findings: Sequence[Finding]) -> list[Run]
         own = _status_is_own(command, output)
         well = wins if own else _ending_well(fails, won, texts)
         status = _status(res, fails, well, command, output)
-        if not own and status is RunStatus.PASSED and res and res[0] not in wins and role is RunRole.GOAL:
+        if _PIPED.search(command) and not own and status is RunStatus.PASSED and res and res[0] not in wins \
+                and role is RunRole.GOAL:
             status = RunStatus.UNKNOWN  # a filter's 0 (`pip install . | sed -n 25,45p`) and no success seen: not a pass
         if role is RunRole.GOAL:
             bg = _backgrounded(call, body) or any(t.prog == "launch" for t in targets)
@@ -528,7 +529,8 @@ def _reads_log(call: ToolCall | None, text: str) -> bool:
 _GREP_TAIL = re.compile(r"\|\s*(grep|egrep|fgrep|rg|zgrep)\b[^|]*$")
 
 
-_ECHOED_RC = re.compile(r"(?im)^\s*(?:\w+_)?(?:rc|exit|exit_code|exitcode|status|code)\d?\s*[=:]\s*(\d{1,3})\s*$")
+# `rc=0`, `make_rc=2`, and the agent's own words before it: `make test exit: 0`, `build exit code = 2`
+_ECHOED_RC = re.compile(r"(?im)^[ \t]*+(?:[\w.-]++[ \t]++){0,3}(?:\w+_)?(?:rc|exit|exit_code|exitcode|exit code|status|code)\d?[ \t]*+[=:][ \t]*+(\d{1,3})[ \t]*$")
 
 
 _ECHOES_STATUS = re.compile(r"\becho\b[^;&|\n]*(\$\?|PIPESTATUS)")
