@@ -24,10 +24,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from logsleuth.errors import Location, UsageError
-from logsleuth.library import regexes
 from logsleuth.cachedir import CACHE_ENV as CACHE_ENV  # the setting tests and docs name here
 from logsleuth.cachedir import cache_dir
+from logsleuth.errors import Location, UsageError
+from logsleuth.library import regexes
 from logsleuth.library.knowledge import Renderer
 from logsleuth.library.pattern import ROLES, Category, Knowledge, Pattern, PatternLibrary, Problem
 from logsleuth.library.schema import validate
