@@ -21,7 +21,6 @@ LOG = ROOT / "sample_logs" / "vllm-arch" / "vllm-serve.log"
 
 
 @pytest.mark.parametrize("argv", [
-    ["analyze", str(SESSION), "-o", "{d}/x.txt"],
     ["analyze", str(SESSION), "-o", "{d}/x.html", "-O", "md"],
     ["explain", str(SESSION), "-m", "46", "-o", "{d}/x.html"],
     ["graph", str(SESSION), "-o", "{d}/g.md"],
@@ -37,6 +36,15 @@ def test_a_name_that_says_another_format_is_refused(tmp_path: Path, capsys: pyte
     err = capsys.readouterr().err
     assert err.startswith("logsleuth: error: -o ") and "-O" in err and len(err.splitlines()) == 1
     assert list(tmp_path.iterdir()) == []  # refused before anything was written
+
+
+@pytest.mark.parametrize("name", ["x.txt", "run.out"])
+def test_a_name_that_says_no_format_gets_the_default_and_a_note(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               name: str) -> None:
+    """`-o run.out` wrote markdown before `-o` read extensions: it still does, and says so (never silently)."""
+    assert main(["analyze", str(SESSION), "-o", str(tmp_path / name)]) == 0
+    assert "writing md" in capsys.readouterr().err
+    assert (tmp_path / name).read_text().startswith("# ")
 
 
 @pytest.mark.parametrize(("argv", "name", "check"), [

@@ -67,3 +67,9 @@ def test_an_echoed_status_in_the_agents_own_words_is_the_runs() -> None:
     """noisylog: `make test; echo "make test exit: $?"` passed; the echo's 0 was read as masking it."""
     v = _verdict("heldout3_sessions/noisylog/session.jsonl")
     assert v.outcome is Outcome.RESOLVED, v.reason
+
+
+def test_a_version_probe_is_no_goal_run() -> None:
+    """dupbase: `pytest --version` was taken as the goal run, its pass as the outcome's reason and a recipe line."""
+    v = _verdict("heldout3_sessions/dupbase/session.json")
+    assert "--version" not in v.reason and not any("--version" in line for line in v.recipe), v.reason

@@ -4,8 +4,10 @@ A command's result goes to stdout; `-o FILE` sends the same bytes to FILE instea
 is written as a temporary file renamed over it (never half written); a link, a device or a pipe
 (`-o /dev/null`, `-o /dev/stdout`) is written in place, since a rename would replace it. The
 extension names the format (`report.html` is HTML); an extension that names another format than
-`-O`, or one that names none of the command's formats, is a usage error (exit 2): `-o x.txt`
-silently holding markdown, or `-o x.html -O md`, is what a user cannot tell from the name.
+`-O`, or a format the command cannot write, is a usage error (exit 2: `-o x.html -O md` is what a user
+cannot tell from the name); a name that says no format (`-o run.out`, `-o x.txt`) gets the default
+format, said on stderr: refusing it broke scripts that wrote `-o run.out` (the CLI contract extends,
+never breaks).
 """
 
 from __future__ import annotations
@@ -52,8 +54,15 @@ def pick_format(output: Path | None, chosen: str | None, formats: Sequence[str],
     if implied is not None and implied in formats:
         return implied
     listed = ", ".join(f"-O {f}" for f in formats)
-    raise UsageError(f"-o {output}: cannot tell the format from '{suffix}'",
-                     hint=f"name one with -O ({listed}), or use a .{_ext(formats[0])} name")
+    if implied is not None and suffix not in _PLAIN:  # `explain -o x.html`: HTML it cannot write
+        raise UsageError(f"-o {output}: this command cannot write {implied}",
+                         hint=f"name one with -O ({listed}), or use a .{_ext(default)} name")
+    sys.stderr.write(f"logsleuth: note: -o {output}: '{suffix}' names no format of this command; writing {default} "
+                     f"(name one with {listed}, or use a .{_ext(default)} name)\n")
+    return default
+
+
+_PLAIN = frozenset({".txt", ".text"})  # any text format may live in a .txt
 
 
 def _ext(fmt: str) -> str:

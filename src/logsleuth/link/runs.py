@@ -52,6 +52,9 @@ _FIXERS = frozenset({"export", "unset", "source", ".", "cp", "mv", "ln", "rm", "
                      "git-stash", "git-reset", "git-apply", "git-config", "git-add", "git-rm"})
 
 
+_ASKS_ABOUT = frozenset({"--version", "--help", "-V", "--show-config", "--print-config"})  # held-out dupbase
+
+
 def target_of(cmd: Cmd) -> Target | None:
     """The goal target of one simple command, or None when it is not a goal (a look, a fix)."""
     argv = list(cmd.argv)
@@ -61,6 +64,8 @@ def target_of(cmd: Cmd) -> Target | None:
 
     prog = basename(argv[0])
     args = argv[1:]
+    if _ASKS_ABOUT.intersection(args):  # `pytest --version`, `make --help`: a look at the tool, not a run
+        return None
     ops = [a for a in args if not a.startswith("-") and "=" not in a]
 
     def t(family: str, name: str, targs: Iterable[str] = ()) -> Target:
