@@ -1,8 +1,8 @@
 """The root cause: the underlying condition that explains the chain, never a symptom's category.
 
-Where the sentence comes from, in order of trust: the agent's own conclusion ("root cause:", "the
-real problem is", "… because …") when the session's facts corroborate it (it names a version, a
-package, a file or a symbol of the failures or of what fixed them); the condition the failure's
+Where the sentence comes from, in order of trust: the agent's own statement of the cause, weighed
+sentence by sentence (verdict.agentcause: what it says, under which heading, which facts of the
+failures and fixes it names); the condition the failure's
 category names (patterns/_meta/causes.yaml) with the failure's own telling line; what the fix
 changed, for a category that only says that something failed; else none is named ("unknown")."""
 
@@ -14,19 +14,10 @@ from collections.abc import Sequence
 from logsleuth.clip import short
 from logsleuth.link.resolution import typed_probe_missing
 from logsleuth.model import Action, Episode
+from logsleuth.verdict.agentcause import best, sentences
 from logsleuth.verdict.context import Context, episodes_by_id
 from logsleuth.verdict.model import FailureVerdict, RootCause
 
-_MARKED = re.compile(r"\b(?:root[- ]cause|underlying (?:cause|problem|issue)|(?:real|actual|core) (?:cause|problem|issue|culprit))"
-                     r"\b(?:\s+(?:here|of (?:this|the \w+)))?\s*(?:is|was|:|—|-)\s*"
-                     # a closing message's heading: "**Cause:** …", "Why it fails: …", "What's going on: …"
-                     r"|^(?:\*\*)?(?:the )?(?:cause|why it (?:fails|failed|broke|didn't work)|what(?:'s| is| was) (?:going on|wrong|happening)|"
-                     r"the problem|diagnosis) ?(?:\*\*)? ?:[ \t]*+(?:\*\*)?[ \t]*+", re.I)
-# "The install failed because …" in the agent's closing words: it explains the failure, it does not narrate a fix
-_FAILED_SUBJECT = re.compile(r"\b(?:fail(?:s|ed)?|broke|error(?:ed)?|crash(?:es|ed)?|(?:can't|cannot|couldn't|didn't|doesn't) "
-                             r"(?:build|import|install|compile|link|load|run|find))\b", re.I)
-_BECAUSE = re.compile(r"\b(?:because|is caused by|was caused by|due to|the (?:problem|issue|cause) is that)\b", re.I)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*])|\n+")
 # a version, a code span, or a word; `_tokens` keeps the words that hold a digit or one of _./-
 # (one repeat per alternative: the audit found the old word shape's two repeats quadratic)
 _TOKEN = re.compile(r"\b\d+\.\d[\w+.-]*|`[^`\n]{1,60}`|\b[A-Za-z_][\w./-]*")  # `x` too: else its closing quote opens a false span
@@ -53,17 +44,15 @@ def decide_root_cause(ctx: Context, failures: Sequence[FailureVerdict]) -> RootC
     if ep is None:
         return RootCause(None, "unknown", None)
     title = ctx.title(ep)
-    mine = [f for f in failures if f.id == ep.id]
-    facts = _facts(ctx, [ep], mine)
-    marked, because = _agent_conclusions(ctx, facts, _diagnosis_ends(mine))
     implied = _implied(ctx, ep)
     kind = implied[0] if implied else ctx.causes.get(ep.category) or "unknown"
     specific = kind not in ("symptom", "unknown")
-    closing = _closing_explanation(ctx, facts, 2 if specific else 1)
-    for found in (marked, None if specific else because, closing):
-        if found is not None:
-            seq, text = found
-            return RootCause(text, kind if specific else "unknown", ep.id, (seq, ep.occurrences[0]), "agent", title)
+    # a category that knows its condition is outweighed only by a surer sentence (sglang sample: a
+    # status line's "X missing → did Y" at 5 displaced the ptxas skew the category names)
+    said = _agent_cause(ctx, _facts(ctx, ctx.graph.episodes, failures), 6 if specific else 4)
+    if said is not None:
+        seq, text = said
+        return RootCause(text, kind if specific else "unknown", ep.id, (seq, ep.occurrences[0]), "agent", title)
     if specific:
         return RootCause(_condition(ctx, ep, implied[1] if implied else None), kind, ep.id, (ep.occurrences[0],),
                          "knowledge", title)
@@ -131,65 +120,22 @@ _BARE_HEAD = re.compile(r"(?:Warning|Error|Traceback \(most recent call last\)):
 _LOCATION = re.compile(r"^[^\s:]*[./][^\s:]*:\d+(?::\d+)?:\s*")  # a file's path (host:pid:tid is not one)
 
 
-_FIRST_PERSON = re.compile(r"^(?:I|I'?ll|I'?m|I've|Let me|Let's|Now|Next|Then|We'?ll|So I)\b")
-
-
-def _diagnosis_ends(mine: Sequence[FailureVerdict]) -> int | None:
-    """Where the diagnosis of the root failure ends: its first fix (a "because" after it narrates
-    the fix — "it also preloads X, because …" — rather than explaining the failure)."""
-    seqs = [c.seq for f in mine for c in f.fix]
-    return min(seqs) if seqs else None
-
-
-def _agent_conclusions(ctx: Context, facts: set[str], until: int | None) -> tuple[tuple[int, str] | None, tuple[int, str] | None]:
-    """The agent's stated cause about the root failure: (the latest explicit "root cause: …", the
-    first "… because …" before its fix that explains rather than narrates), each only when it
-    names a fact of that failure (its text, what its fix changed)."""
+def _agent_cause(ctx: Context, facts: set[str], least: int) -> tuple[int, str] | None:
+    """(seq, sentence) of the cause the agent states after the first failure, weighed sentence by
+    sentence (verdict.agentcause), when it is sure enough."""
     first = min(ep.occurrences[0] for ep in ctx.graph.episodes)
-    closing = ctx.graph.runs[-1].end if ctx.graph.runs else 1 << 62
-    marked: list[tuple[int, str]] = []
-    because: list[tuple[int, str]] = []
-    for seq, text in ctx.prose(after=first):
-        sentences = [x.strip().strip("*").strip() for x in _SENTENCE.split(text)]
-        for i, s in enumerate(sentences):
-            m = _MARKED.search(s)
-            rest = s[m.end():] if m is not None else ""
-            if m is not None and m.start() == 0 and not rest.strip() and i + 1 < len(sentences):  # a heading alone: its sentence is next
-                rest = sentences[i + 1].lstrip("-* ")
-            if m is not None and len(rest) >= 25 and _corroborated(rest, facts):
-                marked.append((seq, _clean(rest)))
-                continue
-            if len(s) < 20 or not _corroborated(s, facts):
-                continue
-            b = _BECAUSE.search(s)
-            if b is None or _FIRST_PERSON.match(s) or len(s) - b.end() < 15:
-                continue
-            if until is None or seq <= until or (seq > closing and _FAILED_SUBJECT.search(s[:b.start()])):
-                because.append((seq, _clean(s)))
-    return (marked[-1] if marked else None), (because[0] if because else None)
-
-
-# words that explain rather than narrate: a condition, a removal, a need, a lack
-_EXPLAINS = re.compile(r"\b(?:because|since|so that|which|removed|moved|requires?|needs?|doesn'?t|isn'?t|wasn'?t|can'?t|cannot|"
-                       r"no longer|only (?:became|exists?|works?|has|had)|too (?:old|new)|predates|shadow\w*|stale|lacks?|"
-                       r"never (?:declared|installed|built)|not (?:declared|installed|included|on the|in the))\b", re.I)
-
-
-def _closing_explanation(ctx: Context, facts: set[str], least: int) -> tuple[int, str] | None:
-    """The sentence of the agent's closing words (after its last command) that explains the most
-    facts of the root failure, when it names at least `least` of them: agents state the cause as
-    they sum up ("That function only became public C API in CPython 3.13"), in no fixed form."""
     end = ctx.graph.runs[-1].end if ctx.graph.runs else -1
-    best: tuple[int, int, str] | None = None
-    for seq, text in ctx.prose(after=end):
-        for raw in _SENTENCE.split(text):
-            s = raw.strip().strip("*-• ").strip()
-            if len(s) < 30 or _FIRST_PERSON.match(s) or not _EXPLAINS.search(s):
-                continue
-            score = _overlap(s, facts)
-            if score >= least and (best is None or score > best[0]):
-                best = (score, seq, s)
-    return (best[1], _clean(best[2])) if best is not None else None
+    said = " ".join(f.text for ep in ctx.graph.episodes for f in ep.findings[:2]).lower()
+    return best(((s, _overlap(s.text, facts), _echoes(s.text, said)) for s in sentences(ctx.prose(after=first), end)), least)
+
+
+def _echoes(sentence: str, failure_text: str) -> bool:
+    """The sentence mostly repeats the failures' own words: it quotes the symptom."""
+    words = _WORDS.findall(sentence.lower())
+    return len(words) >= 3 and sum(w in failure_text for w in words) >= 0.6 * len(words)
+
+
+_WORDS = re.compile(r"[a-z_][a-z0-9_]{2,}")
 
 
 def _overlap(sentence: str, facts: set[str]) -> int:
@@ -198,22 +144,13 @@ def _overlap(sentence: str, facts: set[str]) -> int:
                if m in facts or any(m in f or f in m for f in facts if len(f) >= 4 and len(m) >= 4))
 
 
-def _clean(s: str) -> str:
-    s = re.sub(r"\s+", " ", s).strip(" :—-")
-    s = s[:1].upper() + s[1:]
-    return short(s, 240)
-
-
 def _facts(ctx: Context, episodes: Sequence[Episode], failures: Sequence[FailureVerdict]) -> set[str]:
     """Distinctive tokens of the failures' text and of what their fixes changed (lower-cased)."""
     text = " ".join(f.text for ep in episodes for f in ep.findings[:2])
     text += " " + " ".join(f"{c.subject} {c.text}" for f in failures for c in f.fix)
+    # the versions the session establishes (`torch` 2.13.0+cpu): the stuff a root cause is made of
+    text += " " + " ".join(f"{k} {v}" for k, v in ctx.facts.items())
     return {t for t in _tokens(text) if len(t) >= 3} - _STOP
-
-
-def _corroborated(sentence: str, facts: set[str]) -> bool:
-    mine = _tokens(sentence)
-    return any(m in facts or any(m in f or f in m for f in facts if len(f) >= 4 and len(m) >= 4) for m in mine)
 
 
 _PIN = re.compile(r"\b([A-Za-z][\w.-]*)\s*(==|~=|<=|>=|<|>|!=)\s*([0-9][\w.*]*)")

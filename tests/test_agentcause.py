@@ -1,0 +1,61 @@
+"""The agent's stated cause, weighed sentence by sentence (verdict.agentcause): each class of
+mistake the phrase rules made on the labelled sessions, as an example."""
+
+from __future__ import annotations
+
+from logsleuth.verdict.agentcause import best, sentences, split_sentences
+
+
+def _pick(text: str, closing_after: int = 0, overlap: dict[str, int] | None = None) -> str | None:
+    said = list(sentences([(5, text)], closing_after))
+    got = best((s, next((n for k, n in (overlap or {}).items() if k in s.text), 0), False) for s in said)
+    return got[1] if got else None
+
+
+def test_the_cause_under_a_why_heading_beats_the_fix_under_its_own() -> None:
+    text = ("`make` builds again.\n\n**Why ptxas failed:** the kernel declared a static tile. Shared memory declared "
+            "statically is capped at 48 KB per block, so ptxas rejects it.\n\n**What I changed:** the kernel now "
+            "uses dynamic shared memory, which removes the limit.")
+    assert _pick(text, overlap={"ptxas": 1}) == "Shared memory declared statically is capped at 48 KB per block, so ptxas rejects it."
+
+
+def test_advice_and_options_are_no_cause() -> None:
+    text = ("**Why it fails:** the venv's torch is the CPU-only build 2.13.0+cpu, which has no CUDA.\n"
+            "If your image runs CPU builds, you'll want torch 2.13.0+cpu from the CPU index, which is unreachable.\n"
+            "**Ways forward:**\n1. Install a CUDA build of torch, since the kernel needs one.")
+    assert _pick(text, overlap={"2.13.0": 1}) == "The venv's torch is the CPU-only build 2.13.0+cpu, which has no CUDA."
+
+
+def test_the_because_clause_of_a_failed_goal_is_the_cause() -> None:
+    text = "I could NOT get `make smoke` to print SMOKE OK, because this machine has no GPU.\n\nI fixed three build errors."
+    assert _pick(text) == "This machine has no GPU."
+
+
+def test_a_sentence_that_leans_on_the_one_before_keeps_it() -> None:
+    text = ("(1) pyproject.toml pinned the build backend to setuptools==40.8.0. That version can't import on "
+            "Python 3.11, which removed HTMLParser.unescape.")
+    got = _pick(text, overlap={"3.11": 1})
+    assert got is not None and got.startswith("(1) pyproject.toml pinned") and "can't import" in got
+
+
+def test_a_plan_is_no_cause() -> None:
+    assert _pick("Understood: P100s are retired, so I'll take sm_60 out of the Makefile, since CUDA 13 lacks it.") is None
+
+
+def test_sentences_do_not_break_inside_code_or_after_a_list_number() -> None:
+    assert split_sentences("It failed with `AttributeError: 'NoneType'. Bad` here. Next one.") == [
+        "It failed with `AttributeError: 'NoneType'. Bad` here.", "Next one."]
+    assert split_sentences("1. C++ standard: CUDA 13 requires C++17, e.g. for CUB. Fine.") == [
+        "1. C++ standard: CUDA 13 requires C++17, e.g. for CUB.", "Fine."]
+
+
+def test_a_list_lead_in_is_a_heading_and_a_fix_list_is_no_cause() -> None:
+    text = ("I fixed three build errors:\n1) Makefile line 32 was indented with spaces instead of a tab.\n"
+            "There were two problems:\n1. CUDA 13 removed cudaDeviceProp::clockRate, which the code reads.")
+    assert _pick(text) == "CUDA 13 removed cudaDeviceProp::clockRate, which the code reads."
+
+
+def test_a_marker_over_a_quoted_symptom_passes_to_the_next_sentence() -> None:
+    text = ("3. This is the real one: 'import torchvision' failed with 'operator torchvision::nms does not exist'. "
+            "The venv had the CPU-only torch 2.13.0+cpu next to torchvision 0.28.0+cu130.")
+    assert _pick(text, overlap={"2.13.0": 1}) == "The venv had the CPU-only torch 2.13.0+cpu next to torchvision 0.28.0+cu130."
