@@ -42,8 +42,8 @@ def blank(value: object) -> bool:
         return not value.strip()
     if isinstance(value, list):
         return all(blank(v) for v in value)
-    if isinstance(value, dict):
-        return all(blank(v) for v in value.values())
+    if isinstance(value, dict):  # a block's type and media type name its kind, hold no output
+        return all(blank(v) for k, v in value.items() if k not in ("type", "media_type"))
     return value is None
 
 
