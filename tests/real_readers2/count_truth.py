@@ -127,7 +127,7 @@ def messages(msgs: list[dict]) -> dict[str, int]:
         elif m.get("role") == "tool":
             ids = m.get("tool_call_ids") or [m.get("tool_call_id", "")]
             results.extend((str(i), not blank(m.get("content"))) for i in ids)
-        elif m.get("role") == "user" and m.get("message_type") != "observation" or m.get("role") == "user" and not calls:
+        elif (m.get("role") == "user" and m.get("message_type") != "observation") or (m.get("role") == "user" and not calls):
             users += 1
     return row(len(msgs), calls, results, users)
 
