@@ -81,7 +81,7 @@ def emit_message(
         for call in calls or []:
             _emit_call(sink, call, line, ts, session, names)
     elif not blocks or text:  # tool / function result
-        call_id = msg.get("tool_call_id") if isinstance(msg.get("tool_call_id"), str) else None
+        call_id = _result_id(msg)
         tool = msg.get("name") if isinstance(msg.get("name"), str) else names.get(call_id or "")
         code = exit_code_in(text)
         flag = msg.get("is_error")
@@ -91,6 +91,16 @@ def emit_message(
     for block in blocks:
         _emit_block(sink, block, line, ts, session, names)
     return len(sink) - before
+
+
+def _result_id(msg: dict[str, Any]) -> str | None:
+    """The call a tool message answers: `tool_call_id`, or SWE-agent's `tool_call_ids` list."""
+    if isinstance(msg.get("tool_call_id"), str):
+        return str(msg["tool_call_id"])
+    ids = msg.get("tool_call_ids")
+    if isinstance(ids, list) and ids and isinstance(ids[0], str):
+        return str(ids[0])
+    return None
 
 
 def _is_tool_block(part: Any) -> bool:

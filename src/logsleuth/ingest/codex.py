@@ -42,6 +42,7 @@ from logsleuth.ingest.agent_jsonl import (
 )
 from logsleuth.ingest.base import HEAD_BYTES, EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path
 from logsleuth.ingest.codex_exec import RunningCommands, poll_session, running_session
+from logsleuth.ingest.codex_turns import as_context, is_user_item, is_user_message, logs_typed_turns
 from logsleuth.ingest.tools import is_shell
 from logsleuth.model import Kind, Role, Transcript
 
@@ -93,11 +94,19 @@ class _Reader:
         self._from_events: set[str] = set()  # call ids read from an end event: items repeating them are dropped
         self._running = RunningCommands()  # unified-exec commands still running, and their polls
         self._absorbed = False  # the record just read went into a held event (used, nothing to emit yet)
+        # the file logs each typed prompt as an event_msg user_message right after its response item:
+        # a user item with no such twin is context the CLI injected (AGENTS.md, environment), even
+        # where redaction hides the `<environment_context>` prefix that would tell it
+        self.typed_turns = False
 
     def read(self, f: IO[bytes]) -> None:
         n = 0
+        pending: tuple[int, list[Event]] | None = None  # a user item waiting for its user_message twin
         for n, _raw, value in iter_records(f, self.report):
             self._absorbed = False
+            if pending is not None:
+                self._emit(pending[0], pending[1] if is_user_message(value) else as_context(pending[1]))
+                pending = None
             try:
                 events = self._record(value)
             except BadRecord as exc:
@@ -110,7 +119,12 @@ class _Reader:
                 self.report.ignored += 1
                 continue
             self.report.used += 1
+            if self.typed_turns and is_user_item(value) and any(ev.get("role") == Role.USER for ev in events):
+                pending = (n, events)
+                continue
             self._emit(n, events)
+        if pending is not None:
+            self._emit(pending[0], as_context(pending[1]))
         self._emit(n, self._running.release())
 
     def _emit(self, line: int, events: list[Event]) -> None:
@@ -170,8 +184,8 @@ class _Reader:
         if t == "web_search_call":
             action = p.get("action")
             query = action.get("query") if isinstance(action, dict) else None
-            if not isinstance(query, str) or not query:
-                return []
+            if not isinstance(query, str) or not query:  # a search the file keeps no query of is still one
+                query = f"[web search {_str(p.get('status')) or 'call'}]"
             return [_ev(base, Role.ASSISTANT, Kind.TOOL_CALL, query, tool="web_search")]
         return []
 
@@ -632,6 +646,7 @@ def read(probe: Probe) -> Transcript:
     reader = _Reader(probe, report, sink, _mode(probe))
     if reader.mode == "response":
         reader.mirrored, reader.outcomes = _prepass(probe)
+        reader.typed_turns = logs_typed_turns(probe)
     with probe.open() as f:
         reader.read(f)
     frame = sink.frame()

@@ -36,6 +36,7 @@ class Coverage:
     suggestion: str | None  # a --format that may read the file better
     events: int = 0
     json_text: bool = False  # plain text whose records are JSON objects
+    transcript_json: bool = False  # ... and they name roles or tools: an agent transcript
 
     @property
     def under_read(self) -> bool:
@@ -44,9 +45,10 @@ class Coverage:
 
     @property
     def misread(self) -> bool:
-        """JSON records taken as plain text lines by a reader forced on them, where another reader
-        reads them (plain JSON logs, which no reader takes, are not misread)."""
-        return self.json_text and self.suggestion is not None
+        """JSON records taken as plain text lines: by a reader forced on them where another reader
+        reads them, or because no reader knows their shape while they name roles or tool calls (an
+        agent transcript whose calls would go unread in silence). Plain JSON logs are not misread."""
+        return self.json_text and (self.suggestion is not None or self.transcript_json)
 
     @property
     def nothing_read(self) -> bool:
@@ -62,6 +64,9 @@ class Coverage:
                     f"(most often: {self.reason})")
         elif self.nothing_read:
             what = f"none of its {self.lines} lines held anything read as {self.format} (all ignored)"
+        elif self.misread and self.suggestion is None:
+            what = (f"its {self.lines} lines are JSON records of an agent transcript (roles, tool calls) "
+                    "that no reader knows: read as plain text, no tool call read")
         elif self.misread:
             what = f"its {self.lines} lines are JSON records, read as plain text"
         else:
@@ -78,8 +83,9 @@ class Coverage:
             return (f"Nothing in the record was read: none of its {self.lines} lines held anything the {self.format} "
                     "reader uses, so this account is empty.")
         if self.misread:
-            return (f"The record's {self.lines} lines are JSON records read as plain text (the {self.suggestion} reader "
-                    "reads them), so its messages and commands are missing from this account.")
+            who = f"the {self.suggestion} reader reads them" if self.suggestion else "no reader knows their shape"
+            return (f"The record's {self.lines} lines are JSON records read as plain text ({who}), "
+                    "so its messages and commands are missing from this account.")
         return (f"The reader found {self.assistant_turns} assistant turns but not one tool call, so the commands "
                 "of this session, if any, are missing from this account.")
 
@@ -92,6 +98,7 @@ def measure(report: IngestReport, events: Any) -> Coverage:
     role, kind = pl.col("role").cast(pl.Utf8), pl.col("kind").cast(pl.Utf8)
     assistant = events.filter((role == "assistant") & (kind == "text")).height if events.height else 0
     calls = events.filter(kind == "tool_call").height if events.height else 0
+    json_text = report.format == "text" and _first_text(events).lstrip().startswith("{")
     return Coverage(
         source=report.source,
         format=report.format,
@@ -102,13 +109,25 @@ def measure(report: IngestReport, events: Any) -> Coverage:
         reason=reasons.most_common(1)[0][0] if reasons else "",
         suggestion=None,
         events=events.height,
-        json_text=report.format == "text" and _first_text(events).lstrip().startswith("{"),
+        json_text=json_text,
+        transcript_json=json_text and _names_tools(events),
     )
 
 
 def _first_text(events: Any) -> str:
     first = events.get_column("text").drop_nulls().head(1).to_list() if events.height else []
     return str(first[0]) if first else ""
+
+
+# keys and values by which JSON records show they are a conversation with tools, not a plain log
+_TRANSCRIPT_MARKS = ('"role"', '"tool_use"', '"tool_result"', '"tool_calls"', '"tool_call_id"', '"function_call"',
+                     '"tool_name"', '"tool_use_id"', 'tool_use"', 'tool_result"')
+
+
+def _names_tools(events: Any) -> bool:
+    """Plain-text records (the first 50) that hold a role or a tool call key."""
+    texts = events.get_column("text").drop_nulls().head(50).to_list() if events.height else []
+    return any(mark in str(t) for t in texts for mark in _TRANSCRIPT_MARKS)
 
 
 def _reason_key(reason: str) -> str:
@@ -187,7 +206,7 @@ def under_read_quiet(t: Transcript) -> list[Coverage]:
     for rep in parts:
         events = t.events.filter(pl.col("source") == rep.source) if t.report.parts else t.events
         cov = measure(rep, events)
-        if not cov.under_read and cov.lines and (not cov.events or cov.json_text) and rep.source != "-":
+        if cov.lines and rep.source != "-" and ((not cov.under_read and not cov.events) or cov.json_text):
             # read into nothing: under-read only when another reader takes the file (probed
             # again only for such files)
             cov = dataclasses.replace(cov, suggestion=suggest_format(cov.source, cov.format))

@@ -161,7 +161,11 @@ def read(probe: Probe) -> Transcript:
     sink = EventSink(session_from_path(probe.display), probe.display)
     ledger = LineLedger()
     reader = _Reader(sink, ledger)
-    for n, rec in _records(raw, ledger):
+    records = list(_records(raw, ledger))
+    # the prompt line comes before `init`: the run's session id names it too (one session, not two)
+    reader.session = next((str(r["session_id"]) for _, r in records if isinstance(r, dict) and r.get("type") == "init"
+                           and isinstance(r.get("session_id"), str) and r["session_id"]), None)
+    for n, rec in records:
         reader.feed(n, rec)
     reader.flush()
     report = ReportBuilder(probe.display, FORMAT)

@@ -6,7 +6,9 @@
 - The same messages one per line (JSONL, as converters and mirrors of sessions write them), or one
   `{"messages": [...]}` trajectory per line (the SWE-smith / SWE-Gym dataset shape): read by the
   openai-messages reader's line reader, which hands every sequence to the same pass.
-- SWE-agent `.traj`: `{trajectory: [{thought, action, observation, execution_time, …}], info}`.
+- SWE-agent `.traj`: `{trajectory: [{thought, action, observation, execution_time, …}], info}`;
+  one with no trajectory, only its `history` of messages (`tool_calls` answered by `role: tool`
+  messages naming `tool_call_ids`, each with a `message_type`), reads that history.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ def sniff(probe: Probe) -> bool:
         return False
     if b'"trajectory"' in head and b'"observation"' in head and b'"action"' in head:
         return True  # SWE-agent .traj
+    if head[:1] == b"{" and b'"history"' in head and b'"message_type"' in head and b'"role"' in head:
+        return True  # SWE-agent .traj that keeps only its history
     return b'"role"' in head and any(m in head for m in _MARKERS)
 
 
@@ -54,10 +58,12 @@ def _read_document(text: str, bad_lines: list[int], sink: EventSink, ledger: Lin
     key = "messages"
     if doc.kind == "object" and not doc.found_array:
         doc, key = scan_document(text, "trajectory"), "trajectory"
+    if doc.kind == "object" and not doc.found_array:
+        doc, key = scan_document(text, "history"), "history"
     for line, reason in doc.errors:
         ledger.skip(line, reason)
     if doc.kind == "object" and not doc.found_array and not doc.errors:
-        ledger.skip(1, "JSON object without a messages or trajectory array")
+        ledger.skip(1, "JSON object without a messages, trajectory or history array")
     session = doc.members.get("instance_id") if isinstance(doc.members.get("instance_id"), str) else None
     good = []
     for el in doc.elements:
