@@ -399,6 +399,9 @@ def test_tool_edits(tool: str, text: str, expected: list[tuple[str, str, str | N
         ("perl -pi -e 's/foo/bar/' a.py", [("file_edit", "a.py", "perl -i")]),
         ("ln -sf /usr/local/cuda-13.0 /usr/local/cuda", [("file_edit", "/usr/local/cuda", "ln -s /usr/local/cuda-13.0")]),
         ("rm -rf ~/.cache/flashinfer", [("file_edit", "~/.cache/flashinfer", "rm")]),
+        ("touch tests/__init__.py tests/unit/__init__.py",
+         [("file_edit", "tests/__init__.py", "touch"), ("file_edit", "tests/unit/__init__.py", "touch")]),
+        ("touch -r a.c b.c", [("run", "touch", "-r a.c b.c")]),
         ("cp /tmp/cuda_toolkit.h /root/venv/include/", [("file_edit", "/root/venv/include/", "cp /tmp/cuda_toolkit.h")]),
     ],
 )

@@ -57,7 +57,10 @@ def scratch_file(a: Action) -> bool:
     if a.subject.startswith(("/tmp/", "/var/tmp/", "/dev/")):
         return True
     raw = a.raw or a.command
-    return bool(re.search(rf"\brm\s+(?:-\w+\s+)*\S*{re.escape(a.subject.rsplit('/', 1)[-1])}\b", raw))
+    name = re.escape(a.subject.rsplit('/', 1)[-1])
+    if a.value == "rm":  # a deletion changes the project, unless the same command wrote the file first
+        return bool(re.search(rf"(?:>|\btee\s|-o\s*)\s*\S*{name}\b[\s\S]*\brm\b", raw))
+    return bool(re.search(rf"\brm\s+(?:-\w+\s+)*\S*{name}\b", raw))
 
 
 def is_change(a: Action, never_ran: frozenset[int] = frozenset()) -> bool:
@@ -137,12 +140,18 @@ def _package_text(a: Action) -> str:
 def edit_text(a: Action) -> str:
     """An edit with what it changed: the first line it took out and the first it put in (lines
     both sides share are context, not the change), when the command says them."""
+    if a.value in ("rm", "touch"):
+        return f"deleted `{a.subject}`" if a.value == "rm" else f"created `{a.subject}` (touch)"
+    if (a.value or "").startswith("mv ") and not a.added:
+        return f"moved `{a.value[3:]}` to `{a.subject}`"
     before = _lines(a.removed)
     after = _lines(a.added)
     gone = [ln for ln in before if ln not in after]
     came = [ln for ln in after if ln not in before]
     more = max(len(gone), len(came)) - 1
     tail = f" (+{more} more line{'s' if more > 1 else ''})" if more > 0 else ""
+    if len(gone) == 1 and len(came) == 1 and (inner := _word_change(gone[0], came[0])) is not None:
+        return f"edited `{a.subject}`: {inner}"
     if not before and came and (a.value or "").startswith("write"):  # a heredoc wrote the whole file: not an addition
         telling = next((ln for ln in came if not (ln.startswith("[") and ln.endswith("]"))), came[0])
         return f"rewrote `{a.subject}` ({a.value}): `{short(telling, 60)}`"
@@ -156,13 +165,44 @@ def edit_text(a: Action) -> str:
 
 
 # `#include` / `#define` are C code, not comments
-_COMMENT = re.compile(r"^(?:#(?!\s*(?:include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma)\b)|//|/\*|\*|--|;|<!--)")
+_COMMENT = re.compile(r"^(?:#(?!\s*(?:include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma)\b)|//|/\*|\*|--|;|<!--|\"\"\"|\'\'\')")  # a docstring too
 
 
 def _telling(lines: list[str]) -> str:
-    """The first line that is code, not a comment (a comment says what the edit meant, the code
-    what it did: held-out oldtools named a C comment as the fix)."""
-    return next((ln for ln in lines if not _COMMENT.match(ln)), lines[0])
+    """The first line of code, not a comment (a comment says what the edit meant, the code what it
+    did: held-out oldtools named a C comment as the fix); past a bare initialisation (`int khz = 0;`
+    says nothing of the change), the first call after it (`cudaDeviceGetAttribute(&khz, …)`)."""
+    code = [ln for ln in lines if not _COMMENT.match(ln) and not _BARE.match(ln)] or lines
+    if _INIT.match(code[0]):
+        return next((ln for ln in code[1:] if _CALL.search(ln)), code[0])
+    return code[0]
+
+
+_CALL = re.compile(r"\b(?!(?:sizeof|if|for|while|switch|return|alignof|decltype)\b)[A-Za-z_]\w*\s*\(")
+_BARE = re.compile(r"^(?:#\s*(?:if|ifdef|ifndef|else|elif|endif)\b.*|[{}()\[\];,]+|(?:else|try|do|end)\s*[:{]?)$")
+_INIT = re.compile(r"^(?:[\w:<>*&]+\s+)*[\w*&]+\s*=\s*[^()=]*;?$")
+
+
+def _word_change(old: str, new: str) -> str | None:
+    """A one-line edit told by the words it changed, when the line is long and most of it stayed
+    (`CXXFLAGS := … -I$(CUDA_HOME)/include` → `… -I$(CUDA_HOME)/include/cccl` read the same when
+    both were cut at 60 characters)."""
+    a, b = old.split(), new.split()
+    if len(old) <= 60 and len(new) <= 60:
+        return None
+    lo = 0
+    while lo < min(len(a), len(b)) and a[lo] == b[lo]:
+        lo += 1
+    hi = 0
+    while hi < min(len(a), len(b)) - lo and a[-1 - hi] == b[-1 - hi]:
+        hi += 1
+    gone, came = " ".join(a[lo:len(a) - hi]), " ".join(b[lo:len(b) - hi])
+    where = short(" ".join(a[:max(lo, 1)]), 40)
+    if not gone and came:
+        return f"added `{short(came, 70)}` to `{where}…`"
+    if gone and not came:
+        return f"removed `{short(gone, 70)}` from `{where}…`"
+    return f"`{short(gone, 50)}` → `{short(came, 50)}` in `{where}…`" if lo or hi else None
 
 
 def _lines(text: str) -> list[str]:

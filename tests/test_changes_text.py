@@ -1,0 +1,37 @@
+"""What an edit is said to have changed (verdict.changes.edit_text): each class the held-out
+sessions showed told wrongly, as an example."""
+
+from __future__ import annotations
+
+from logsleuth.model import Action, ActionKind
+from logsleuth.verdict.changes import edit_text, scratch_file
+
+
+def _edit(subject: str, value: str | None = None, removed: str = "", added: str = "", command: str = "") -> Action:
+    return Action(ActionKind.FILE_EDIT, subject, value, "s", 5, "t", 1, command or f"edit {subject}",
+                  added=added, removed=removed)
+
+
+def test_a_long_line_edit_is_told_by_the_words_it_changed() -> None:
+    old = "CXXFLAGS := -O2 -Wall -std=c++17 -Isrc -I$(CUDA_HOME)/include -DNDEBUG"
+    new = "CXXFLAGS := -O2 -Wall -std=c++17 -Isrc -I$(CUDA_HOME)/include -I$(CUDA_HOME)/include/cccl -DNDEBUG"
+    assert "added `-I$(CUDA_HOME)/include/cccl` to `CXXFLAGS" in edit_text(_edit("Makefile", removed=old, added=new))
+
+
+def test_a_multi_line_edit_names_the_call_it_brings_not_the_declaration_before_it() -> None:
+    added = "int clock_khz = 0;\ncudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);\nreturn clock_khz / 1000.0;"
+    text = edit_text(_edit("src/device_info.cu", removed="prop.clockRate / 1000.0", added=added))
+    assert "cudaDeviceGetAttribute(&clock_khz" in text
+
+
+def test_a_deletion_is_a_change_and_says_so() -> None:
+    a = _edit("pkg/_stats.cpython-311-x86_64-linux-gnu.so", "rm", command="rm -v pkg/_stats.cpython-311-x86_64-linux-gnu.so")
+    assert not scratch_file(a)
+    assert edit_text(a) == "deleted `pkg/_stats.cpython-311-x86_64-linux-gnu.so`"
+    made_here = _edit("probe.c", "rm", command="cat > probe.c <<EOF\nint main(){}\nEOF\ncc probe.c && rm probe.c")
+    assert scratch_file(made_here)
+
+
+def test_touch_and_mv_are_told_as_what_they_did() -> None:
+    assert edit_text(_edit("tests/__init__.py", "touch")) == "created `tests/__init__.py` (touch)"
+    assert edit_text(_edit("sweepstats.py", "mv statistics.py")) == "moved `statistics.py` to `sweepstats.py`"
