@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PY = sys.executable
-TIMEOUT = 75
-DEADLINE = 300.0  # seconds after start: later cases are skipped, so the tarball is always written
+TIMEOUT = 60
+DEADLINE = 330.0  # seconds after start: later cases are skipped, so the tarball is always written
 START = time.monotonic()
 
 
@@ -138,7 +138,7 @@ CASES: list[Case] = [
             for b in DataLoader(D(), batch_size=2, num_workers=2, multiprocessing_context='fork'):
                 print(b)
         """)),
-    Case("spawn-no-main-guard", "python_traceback", textwrap.dedent("""
+    Case("spawn-no-main-guard", "spawn_main_guard_missing", textwrap.dedent("""
         import multiprocessing as mp
         mp.set_start_method('spawn', force=True)
         def f(): pass
@@ -194,7 +194,6 @@ CASES: list[Case] = [
     Case("bash-sigill", "process_signal", shell=PY + " -c 'import os, signal; os.kill(os.getpid(), signal.SIGILL)'; true"),
     # --- MIG (queries only)
     Case("mig-list-gi", "mig_config_error", shell="nvidia-smi mig -lgi"),
-    Case("mig-list-ci", "mig_config_error", shell="nvidia-smi mig -lci"),
     Case("mig-list-gip", "mig_config_error", shell="nvidia-smi mig -lgip"),
     # --- Triton compilation
     Case("triton-undefined-name", "triton_compilation_error", TRITON_HEAD + textwrap.dedent("""
@@ -318,6 +317,96 @@ CASES: list[Case] = [
     Case("benign-jax", "none", "import jax, jax.numpy as jnp\nprint(jax.devices(), jnp.ones(1024).sum())"),
     Case("benign-torchrun", "none", shell="cd $W && " + PY + " -m torch.distributed.run --nproc_per_node=1 "
          "--master_port=29700 ok_dist.py"),
+    # --- added for the first run (2026-12): more distinct failures and benign near-misses
+    Case("no-kernel-image-sm80", "no_kernel_image_arch_mismatch", shell="cd $W && cat > k80.cu <<'EOF'\n" + CU_OK
+         + "EOF\nnvcc -gencode arch=compute_80,code=sm_80 -o k80 k80.cu && ./k80"),
+    Case("cupy-bad-launch-config", "cuda_launch_failure", textwrap.dedent("""
+        import cupy
+        k = cupy.RawKernel(r'extern "C" __global__ void k(int *p) { p[threadIdx.x] = 1; }', 'k')
+        x = cupy.zeros(4096, dtype=cupy.int32)
+        k((1,), (4096,), (x,))
+        cupy.cuda.Device().synchronize()
+        """)),
+    Case("cupy-misaligned", "illegal_memory_access", textwrap.dedent("""
+        import cupy
+        k = cupy.RawKernel(r'extern "C" __global__ void k(char *p) { *(double *)(p + 3) = 1.0; }', 'k')
+        x = cupy.zeros(64, dtype=cupy.int8)
+        k((1,), (1,), (x,))
+        cupy.cuda.Device().synchronize()
+        """)),
+    Case("cupy-invalid-device", "no_gpu_visible", "import cupy\ncupy.cuda.Device(5).use()\nx = cupy.zeros(4)"),
+    Case("jax-no-cuda-backend", "no_gpu_visible", "import jax\nprint(jax.devices('cuda'))",
+         env=(("CUDA_VISIBLE_DEVICES", ""), ("JAX_PLATFORMS", "cuda"))),
+    Case("triton-device-assert", "device_side_assert", TRITON_HEAD + textwrap.dedent("""
+        @triton.jit
+        def k(p):
+            o = tl.arange(0, 16)
+            v = tl.load(p + o)
+            tl.device_assert(v > 100, "value out of range")
+        x = torch.zeros(16, device='cuda'); k[(1,)](x); torch.cuda.synchronize()
+        """), env=(("TRITON_DEBUG", "1"),)),
+    Case("triton-no-ptxas", "triton_cuda_version_unsupported", TRITON_HEAD + textwrap.dedent("""
+        @triton.jit
+        def k(p):
+            tl.store(p + tl.arange(0, 16), tl.zeros((16,), tl.float32))
+        k[(1,)](torch.zeros(16, device='cuda'))
+        """), env=(("TRITON_PTXAS_PATH", "/nonexistent/bin/ptxas"), ("TRITON_CACHE_DIR", "/tmp/harvest-tc1"))),
+    Case("cpp-ext-no-ninja", "ninja_not_found", textwrap.dedent("""
+        import torch.utils.cpp_extension as ce
+        ce.load_inline('ext_nn', cpp_sources='int f() { return 1; }', functions=['f'])
+        """), env=(("PATH", "/nonexistent/bin"), ("TORCH_EXTENSIONS_DIR", "/tmp/harvest-ext4"))),
+    Case("cpp-ext-arch-35", "nvcc_unsupported_gpu_arch", textwrap.dedent("""
+        import torch.utils.cpp_extension as ce
+        ce.load_inline('ext_a35', cpp_sources='torch::Tensor g(torch::Tensor x);',
+                       cuda_sources='torch::Tensor g(torch::Tensor x) { return x; }', functions=['g'])
+        """), env=(("TORCH_CUDA_ARCH_LIST", "3.5"), ("TORCH_EXTENSIONS_DIR", "/tmp/harvest-ext5"))),
+    Case("module-not-found-flash-attn", "module_not_found", "import torch\nfrom flash_attn import flash_attn_func"),
+    Case("torch-deterministic-cublas", "python_traceback", "import torch\ntorch.use_deterministic_algorithms(True)\n"
+         "a = torch.randn(64, 64, device='cuda')\nprint((a @ a).sum().item())"),
+    Case("torch-dtype-mismatch", "python_traceback", "import torch\na = torch.randn(8, 8, device='cuda', "
+         "dtype=torch.float16)\nb = torch.randn(8, 8, device='cuda')\nprint(a @ b)"),
+    Case("torch-compile-inductor-error", "python_traceback", textwrap.dedent("""
+        import torch
+        @torch.compile(fullgraph=True)
+        def f(x):
+            return torch.nonzero(x).sum() + x.numpy().sum()
+        print(f(torch.ones(4, device='cuda')))
+        """)),
+    Case("nvcc-bad-ccbin", "tool_error", shell="cd $W && printf '__global__ void k(){}\\n' > cc.cu && "
+         "nvcc -ccbin /nonexistent/bin/g++ -c cc.cu"),
+    Case("sanitizer-racecheck", "tool_error", shell="cd $W && cat > race.cu <<'EOF'\n"
+         "__global__ void k(int *o) { __shared__ int s; s = threadIdx.x; o[0] = s; }\n"
+         "int main() { int *d; cudaMalloc(&d, 4); k<<<1, 64>>>(d); cudaDeviceSynchronize(); return 0; }\n"
+         "EOF\nnvcc -o race race.cu && compute-sanitizer --tool racecheck --error-exitcode 3 ./race"),
+    Case("sanitizer-initcheck", "tool_error", shell="cd $W && cat > init.cu <<'EOF'\n"
+         "__global__ void k(int *p, int *o) { o[threadIdx.x] = p[threadIdx.x] + 1; }\n"
+         "int main() { int *d, *o; cudaMalloc(&d, 128); cudaMalloc(&o, 128); k<<<1, 32>>>(d, o);\n"
+         "  cudaDeviceSynchronize(); return 0; }\nEOF\n"
+         "nvcc -o init init.cu && compute-sanitizer --tool initcheck --error-exitcode 3 ./init"),
+    Case("benign-memory-summary", "none", "import torch\nx = torch.ones(1024, device='cuda')\n"
+         "print(torch.cuda.memory_summary())"),
+    Case("benign-ptxas-verbose", "none", shell="cd $W && cat > pv.cu <<'EOF'\n" + CU_OK
+         + "EOF\nnvcc -arch=sm_90a -Xptxas -v -o pv pv.cu && ./pv"),
+    Case("benign-cupy", "none", "import cupy\nx = cupy.arange(10**6, dtype=cupy.float32)\n"
+         "print('sum', float(x.sum()), cupy.cuda.runtime.getDeviceProperties(0)['name'])"),
+    Case("benign-collect-env", "none", shell=PY + " -m torch.utils.collect_env"),
+    Case("benign-cpp-ext", "none", textwrap.dedent("""
+        import torch, torch.utils.cpp_extension as ce
+        m = ce.load_inline('ok_ext', cpp_sources='torch::Tensor g(torch::Tensor x) { return x * 2; }',
+                           functions=['g'], verbose=True)
+        print(m.g(torch.ones(3)))
+        """), env=(("TORCH_EXTENSIONS_DIR", "/tmp/harvest-ext6"),)),
+    Case("benign-triton-autotune", "none", TRITON_HEAD + textwrap.dedent("""
+        @triton.autotune(configs=[triton.Config({'B': 64}), triton.Config({'B': 128})], key=['n'])
+        @triton.jit
+        def k(p, n, B: tl.constexpr):
+            o = tl.program_id(0) * B + tl.arange(0, B)
+            tl.store(p + o, o.to(tl.float32), mask=o < n)
+        x = torch.zeros(1000, device='cuda')
+        k[lambda m: (triton.cdiv(1000, m['B']),)](x, 1000); torch.cuda.synchronize(); print('ok', x.sum().item())
+        """), env=(("TRITON_PRINT_AUTOTUNING", "1"),)),
+    Case("benign-gloo-2proc", "none", shell="cd $W && " + PY + " -m torch.distributed.run --nproc_per_node=2 "
+         "--master_port=29711 ok_dist.py"),
 ]
 
 HELPERS = {
@@ -352,6 +441,8 @@ def run_case(case: Case, work: Path, out: Path) -> dict[str, object]:
         text, rc = p.stdout, p.returncode
     except subprocess.TimeoutExpired as e:
         text, rc = (e.stdout or b"") + b"\n[harvest: timed out]\n", -999
+    if len(text) > 200_000:  # a runaway output keeps its head and tail
+        text = text[:100_000] + b"\n[harvest: cut]\n" + text[-100_000:]
     (out / f"{case.name}.out").write_bytes(text)
     envs = " ".join(f"{k}={v}" for k, v in case.env)
     return {"name": case.name, "label": case.label, "command": (envs + " " + command).strip(), "rc": rc,
@@ -359,20 +450,25 @@ def run_case(case: Case, work: Path, out: Path) -> dict[str, object]:
 
 
 def main(outdir: str) -> None:
-    """Run every case (six at a time, memory-heavy ones alone) and pack the outputs."""
+    """Run every case (eight at a time, memory-heavy ones alone) and pack the outputs."""
     work = Path(tempfile.mkdtemp(prefix="harvest-"))
     out = Path(tempfile.mkdtemp(prefix="harvest-out-"))
     for name, text in HELPERS.items():
         (work / name).write_text(text)
     rows = []
-    with ThreadPoolExecutor(6) as pool:
+    probe = "nvidia-smi -L; uname -r; nvcc --version | tail -2; which compute-sanitizer ninja; " + PY + " -c " \
+        "'import torch, triton; print(torch.__version__, torch.version.cuda, triton.__version__)'"
+    print(subprocess.run(["bash", "-c", probe], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, timeout=120).stdout, flush=True)
+    with ThreadPoolExecutor(8) as pool:
         rows += list(pool.map(lambda c: run_case(c, work, out), [c for c in CASES if not c.serial]))
     rows += [run_case(c, work, out) for c in CASES if c.serial]
     (out / "manifest.json").write_text(json.dumps(rows, indent=1))
     with tarfile.open(Path(outdir) / "harvest.tar.gz", "w:gz") as tar:
         tar.add(out, arcname="harvest")
     for r in rows:
-        print(r["name"], r["rc"], r["seconds"])
+        print(r["name"], r["rc"], r["seconds"], flush=True)
+    print(f"{len(rows)} cases in {time.monotonic() - START:.0f} s")
 
 
 if __name__ == "__main__":
