@@ -173,14 +173,22 @@ def _telling(lines: list[str]) -> str:
     did: held-out oldtools named a C comment as the fix); past a bare initialisation (`int khz = 0;`
     says nothing of the change), the first call after it (`cudaDeviceGetAttribute(&khz, …)`)."""
     code = [ln for ln in lines if not _COMMENT.match(ln) and not _BARE.match(ln)] or lines
-    if _INIT.match(code[0]):
+    if _bare_init(code[0]):
         return next((ln for ln in code[1:] if _CALL.search(ln)), code[0])
     return code[0]
 
 
 _CALL = re.compile(r"\b(?!(?:sizeof|if|for|while|switch|return|alignof|decltype)\b)[A-Za-z_]\w*\s*\(")
 _BARE = re.compile(r"^(?:#\s*(?:if|ifdef|ifndef|else|elif|endif)\b.*|[{}()\[\];,]+|(?:else|try|do|end)\s*[:{]?)$")
-_INIT = re.compile(r"^(?:[\w:<>*&]+\s+)*[\w*&]+\s*=\s*[^()=]*;?$")
+_DECL_WORD = re.compile(r"[\w:<>*&]+")
+
+
+def _bare_init(line: str) -> bool:
+    """`int khz = 0;`, `x = None`: a declaration with a plain value (no call, no comparison)."""
+    lhs, eq, rhs = line.rstrip(";").partition("=")
+    words = lhs.split()
+    return bool(eq) and bool(words) and not rhs.startswith("=") and all(_DECL_WORD.fullmatch(w) for w in words) \
+        and not any(c in rhs for c in "()=")
 
 
 def _word_change(old: str, new: str) -> str | None:

@@ -84,8 +84,9 @@ def diagnosis_ending(ctx: Context, root: RootCause) -> Ending | None:
         return None
     if root.basis == "agent" and root.text:
         at = root.seqs[0] if root.seqs else _closing_seq(ctx)
-        return Ending(Outcome.RESOLVED, f"The request asks for a diagnosis, not a fix: the agent states the cause [msg {at}] "
-                      "and changed nothing.", (at,), None, ())
+        cause = short(root.text.rstrip("."), 200)
+        return Ending(Outcome.RESOLVED, f"The request asks for a diagnosis, not a fix: the agent states the cause "
+                      f"({cause[:1].lower() + cause[1:]}) [msg {at}] and changed nothing.", (at,), None, ())
     return Ending(Outcome.UNRESOLVED, "The request asks for a diagnosis, and the agent's words name no cause of the failure.",
                   (), None, _open_items(ctx, failure_verdicts_open(ctx)))
 
