@@ -151,7 +151,6 @@ class Gate:
     """The tests of the module docstring, from (regex, prefilter literals) of each pattern."""
 
     keep_literals: tuple[str, ...]  # of patterns that may match across lines: a literal keeps its record
-    keep_raw: tuple[str, ...]  # those literals made seam-safe, tested on the raw line as logscan does
     regexes: tuple[str, ...]  # line-local regexes that keep a record (error words)
     single: tuple[tuple[str, tuple[str, ...]], ...]  # (regex, literals) of single-line patterns
     by_literal: dict[str, tuple[int, ...]] = field(default_factory=dict)  # literal -> indexes into `single`
@@ -172,7 +171,7 @@ class Gate:
         for i, (_, lits) in enumerate(single):
             for lit in lits:
                 by_literal.setdefault(lit, []).append(i)
-        return cls(tuple(sorted(keep)), tuple(seam_safe(keep)), tuple(regexes), tuple(single),
+        return cls(tuple(sorted(keep)), tuple(regexes), tuple(single),
                    {k: tuple(v) for k, v in by_literal.items()})
 
     def kept(self, marked: pl.DataFrame, flagged: np.ndarray, plain: bool) -> np.ndarray:
@@ -191,28 +190,37 @@ class Gate:
         keep = np.zeros(lines.size, bool)
         for rx in self.regexes:
             keep |= raw.str.contains(rx).fill_null(False).to_numpy() | texts.str.contains(rx).fill_null(False).to_numpy()
-        if self.keep_literals:
-            keep |= (raw.str.contains_any(list(self.keep_raw)).fill_null(False).to_numpy()
-                     | texts.str.contains_any(list(self.keep_literals)).fill_null(False).to_numpy())
+        # every literal each line holds, in one Aho-Corasick pass: a pattern's literal that may
+        # match across lines keeps its record; one of a single-line pattern asks its regex
         at = rec[lines]
+        held = (pl.DataFrame({"j": np.arange(lines.size, dtype=np.int64), "rec": at,
+                              "lit": texts.str.extract_many(self._literals(), overlapping=True)})
+                .explode("lit").drop_nulls("lit"))
+        if self.keep_literals:
+            keep[held.filter(pl.col("lit").is_in(self.keep_literals))["j"].to_numpy()] = True
         kept = np.unique(at[keep])
         rest = ~np.isin(at, kept)
         if not self.by_literal or not rest.any():
             return kept
-        return np.union1d(kept, self._confirmed(at[rest], texts.filter(pl.Series(rest))))
+        return np.union1d(kept, self._confirmed(at, texts, held, rest))
 
-    def _confirmed(self, rec: np.ndarray, texts: pl.Series) -> np.ndarray:
-        """Of the records of some lines (`rec` of each, its text as the record holds it; every
-        line of each record), those where a single-line pattern one of whose literals they hold
-        matches one of their lines: one query, a regex per (line, pattern) pair."""
-        literals = sorted(self.by_literal)
-        lines = pl.DataFrame({"rec": rec, "text": texts})
-        table = self._literal_table()
-        held = (lines.lazy().select("rec", lit=pl.col("text").str.extract_many(literals, overlapping=True))
-                .explode("lit").drop_nulls("lit").join(table.lazy(), on="lit").select("rec", "rx").unique())
-        return (lines.lazy().join(held, on="rec")
+    def _confirmed(self, rec: np.ndarray, texts: pl.Series, held: pl.DataFrame, rest: np.ndarray) -> np.ndarray:
+        """Of the records of lines `rest` (`rec` and text of each line, every line of each
+        record; `held`: (j, lit), the literals line j holds), those where a single-line pattern
+        one of whose literals they hold matches one of their lines: a regex per (line, pattern)."""
+        pairs = (held.filter(pl.Series(rest).gather(held["j"]))
+                 .join(self._literal_table(), on="lit").select("rec", "rx").unique())
+        lines = pl.DataFrame({"rec": rec, "text": texts}).filter(pl.Series(rest))
+        return (lines.join(pairs, on="rec")
                 .filter(pl.col("text").str.contains(pl.col("rx")))
-                .select("rec").unique().collect()["rec"].sort().to_numpy())
+                ["rec"].unique().sort().to_numpy())
+
+    def _literals(self) -> list[str]:
+        got = self.__dict__.get("_all")
+        if got is None:
+            got = sorted({*self.keep_literals, *self.by_literal})
+            object.__setattr__(self, "_all", got)
+        return got
 
     def _literal_table(self) -> pl.DataFrame:
         table = self.__dict__.get("_table")
