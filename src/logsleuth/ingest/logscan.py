@@ -8,7 +8,9 @@ the records one of whose lines passes a single regex over the needles. Everythin
 result is the same as `plaintext.read` gives: the same chunks, the same carry of the last
 record into the next chunk, the same `line`/`seq`/`ts`/`text` of every record it returns, and
 the same report; `Transcript.events` just holds the candidate records alone (in order, with
-their global `seq`), and `report.events` counts all records.
+their global `seq`), and `report.events` counts all records. With a `gate` (`classify.scan_gate`,
+ingest/gate.py), a flagged record is kept only where a pattern's regex can match or an error word
+stands: a literal alone is a weak test (`.py:` is in most SGLang scheduler lines).
 
 The line-local stages (split, clean, classes, needle test) of the next chunks run on a second
 thread while this one marks records (polars releases the GIL), with at most `AHEAD` chunks in
