@@ -19,7 +19,7 @@ import re
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
@@ -30,6 +30,9 @@ from logsleuth.library.pattern import DEFAULT_KINDS, Pattern, PatternLibrary
 from logsleuth.model import Finding, Severity
 from logsleuth.quoting import is_quoted
 from logsleuth.residue import Unclassified, unclassified_templates
+
+if TYPE_CHECKING:
+    from logsleuth.ingest.gate import Gate
 
 MAX_MATCHES_PER_EVENT = 200  # per pattern: distinct errors beyond this in one event are noise
 SNIPPET_CHARS = 400
@@ -129,6 +132,15 @@ def scan_terms(library: PatternLibrary) -> tuple[list[str], list[str]]:
     from logsleuth.residue import ERRORISH
 
     return sorted({lit for p in library.patterns for lit in p.prefilter}), [ERRORISH]
+
+
+def scan_gate(library: PatternLibrary) -> Gate:
+    """What `ingest.read_candidates` keeps of a plain log's flagged records (ingest/gate.py):
+    those where a pattern's regex can match, or an error word of the residue stands."""
+    from logsleuth.ingest.gate import Gate
+    from logsleuth.residue import ERRORISH
+
+    return Gate.build([(p.regex, p.prefilter) for p in library.patterns], [ERRORISH])
 
 
 # ---------------------------------------------------------------- stage 1: prefilter and scope
@@ -650,4 +662,4 @@ def _with_primary(findings: list[Finding], secondary: set[int]) -> tuple[list[Fi
     return findings, findings[i]
 
 
-__all__ = ["Classification", "Unclassified", "choose_primary", "classify", "fingerprint", "primary_of", "scan_terms"]
+__all__ = ["Classification", "Unclassified", "choose_primary", "classify", "fingerprint", "primary_of", "scan_gate", "scan_terms"]

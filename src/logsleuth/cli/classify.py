@@ -55,7 +55,7 @@ def classify(
     """Match every event against the pattern library and name the root error."""
     from logsleuth import ingest
     from logsleuth.classify import classify as run
-    from logsleuth.classify import scan_terms
+    from logsleuth.classify import scan_gate, scan_terms
     from logsleuth.model import Severity
 
     reader_format_hint(format, tuple(TableOrJson))
@@ -64,7 +64,7 @@ def classify(
     lib = load_library_for_cli(patterns, builtin)
     # a plain text log is read as the records a pattern could match (the same findings, and
     # the same report, for a fraction of the work on a big log)
-    t = ingest.read_candidates(file, format, *scan_terms(lib))
+    t = ingest.read_candidates(file, format, *scan_terms(lib), gate=scan_gate(lib))
     if t.report.format != "text":  # a plain log's candidates are a subset of its records by design
         from logsleuth.ingest import coverage
 

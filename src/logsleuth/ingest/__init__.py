@@ -6,6 +6,7 @@ import dataclasses
 import os
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import polars as pl
 
@@ -13,6 +14,9 @@ from logsleuth.errors import InputError, Location, shown_path
 from logsleuth.ingest.base import Probe, ReaderSpec, is_decompression_error, make_probe
 from logsleuth.ingest.detect import by_name, detect, readers, rescue, sniff_safely, tally
 from logsleuth.model import IngestReport, Skipped, Transcript
+
+if TYPE_CHECKING:
+    from logsleuth.ingest.gate import Gate
 
 
 def read(arg: str, fmt: str | None = None) -> Transcript:
@@ -65,10 +69,12 @@ def _json_text(t: Transcript) -> bool:
     return bool(first) and first[0].lstrip().startswith("{")
 
 
-def read_candidates(arg: str, fmt: str | None, needles: Sequence[str], regexes: Sequence[str] = ()) -> Transcript:
+def read_candidates(arg: str, fmt: str | None, needles: Sequence[str], regexes: Sequence[str] = (),
+                    gate: Gate | None = None) -> Transcript:
     """`read`, except that a plain text log comes back as only the records that hold a needle
     or a match of a (line-local) regex: all that `classify` looks at, at a fraction of the cost
-    for a big log (see ingest/logscan.py). The report still counts every line and record."""
+    for a big log (see ingest/logscan.py). The report still counts every line and record.
+    `gate` (ingest/gate.py): of a plain log, only the records where a pattern can match."""
     probe = make_probe(arg)
     if probe.is_dir or (fmt and fmt != "text"):
         return _read_probe(probe, fmt)
@@ -78,7 +84,7 @@ def read_candidates(arg: str, fmt: str | None, needles: Sequence[str], regexes: 
     if spec.name == "text" and (fmt or not _looks_json(probe.head)):
         from logsleuth.ingest import logscan
 
-        return _with_nul_note(logscan.scan(probe, needles, regexes), probe)
+        return _with_nul_note(logscan.scan(probe, needles, regexes, gate), probe)
     return _guarded(spec, probe) if fmt else _detected(probe)
 
 

@@ -8,7 +8,9 @@ the records one of whose lines passes a single regex over the needles. Everythin
 result is the same as `plaintext.read` gives: the same chunks, the same carry of the last
 record into the next chunk, the same `line`/`seq`/`ts`/`text` of every record it returns, and
 the same report; `Transcript.events` just holds the candidate records alone (in order, with
-their global `seq`), and `report.events` counts all records.
+their global `seq`), and `report.events` counts all records. With a `gate` (`classify.scan_gate`,
+ingest/gate.py), a flagged record is kept only where a pattern's regex can match or an error word
+stands: a literal alone is a weak test (`.py:` is in most SGLang scheduler lines).
 
 The line-local stages (split, clean, classes, needle test) of the next chunks run on a second
 thread while this one marks records (polars releases the GIL), with at most `AHEAD` chunks in
@@ -28,48 +30,11 @@ import polars as pl
 from logsleuth.ingest import bytescan
 from logsleuth.ingest import plaintext as pt
 from logsleuth.ingest.base import Probe, ReportBuilder, session_from_path
+from logsleuth.ingest.gate import Gate, seam_safe
 from logsleuth.model import EVENT_SCHEMA, Transcript
 
 AHEAD = 3  # chunks prepared ahead of the one being marked (memory: a few chunks)
 WORKERS = 2  # threads preparing chunks (the main thread marks and builds records meanwhile)
-# Words a level prefix (vLLM `INFO …`, glog `I0314 …`) ends with: stripping the timestamp puts
-# them right before the message, so a needle may straddle that seam in the record text.
-_SEAM_WORDS = ("DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL", "FATAL", "I", "W", "E", "F")
-
-
-def seam_safe(needles: Iterable[str]) -> list[str]:
-    """Needles to look for in raw lines so that every record text holding a needle is found.
-
-    A record's first line loses its timestamp: `[2026-01-05 10:11:12 TP0] x` becomes `[TP0] x`,
-    `INFO 04-28 20:50:23 x` becomes `INFO x`. A needle can then appear across the seam (`[TP0`
-    or `INFO x`) without being in the raw line. Its part after the seam is in the raw line, so
-    that part is added: after a `[`, after a space that follows `]` or a level word, and the
-    needle without a trailing space (a seam may have had none).
-    """
-    out: set[str] = set()
-    for n in needles:
-        if not n:
-            continue
-        out.add(n)
-        for i, ch in enumerate(n):
-            if ch == "[" and n[i + 1 :]:
-                out.add(n[i + 1 :])
-            if ch == " ":
-                before = n[:i]
-                if (not before or before.endswith("]") or before.endswith(_SEAM_WORDS)
-                        or any(w.endswith(before) for w in _SEAM_WORDS)) and n[i + 1 :]:
-                    out.add(n[i + 1 :])
-        if n.endswith(" ") and n.strip():
-            out.add(n.rstrip(" "))
-    # a needle inside another is implied by it: keep the shortest ones
-    kept = sorted(out, key=lambda s: (len(s), s))
-    minimal: list[str] = []
-    for n in kept:
-        if not any(m in n for m in minimal):
-            minimal.append(n)
-    return sorted(minimal)
-
-
 def needle_regex(needles: Iterable[str], regexes: Sequence[str] = ()) -> str:
     """One Rust regex: any needle (seam-safe) or any of `regexes` (each must be line-local)."""
     return _needle_regex(tuple(needles), tuple(regexes))
@@ -82,14 +47,15 @@ def _needle_regex(needles: tuple[str, ...], regexes: tuple[str, ...]) -> str:
     return "|".join(parts) if parts else r"[^\s\S]"
 
 
-def scan(probe: Probe, needles: Iterable[str], regexes: Sequence[str] = ()) -> Transcript:
-    """The candidate records of a plain text log (see the module docstring)."""
+def scan(probe: Probe, needles: Iterable[str], regexes: Sequence[str] = (), gate: Gate | None = None) -> Transcript:
+    """The candidate records of a plain text log (see the module docstring); with a `gate`,
+    only the flagged records in which a pattern can match or an error word stands (gate.py)."""
     needles = list(needles)
     rx = needle_regex(needles, regexes)
     scanner = bytescan.compile_scanner(seam_safe(needles), regexes) if _big(probe) else None
     session = session_from_path(probe.display)
     report = ReportBuilder(probe.display, pt.FORMAT)
-    picked = _Picked()
+    picked = _Picked(gate)
     carry: pl.DataFrame | None = None
     first_line = 1
     for frame in _prepared(probe, rx, scanner):
@@ -174,7 +140,8 @@ class _Picked:
     text at once (lines, their columns, then the records' concat/group_by copies) and grew with
     the number of findings."""
 
-    def __init__(self) -> None:
+    def __init__(self, gate: Gate | None = None) -> None:
+        self.gate = gate
         self.parts: list[pl.DataFrame] = []  # records (line, ts, text, seq) of each frame
         self.seq = 0  # records so far
 
@@ -186,13 +153,14 @@ class _Picked:
         report.ignored += marked.height - int(used.sum())
         head = marked["start"].to_numpy() & used
         rec = marked["rec"].to_numpy()
-        hit = np.unique(rec[marked["hit"].to_numpy() & used])
+        # the timestamp stripping of `[date …]` heads depends on all heads of the frame
+        plain = not bool((marked["odd"].to_numpy() & head).any())
+        flagged = marked["hit"].to_numpy() & used
+        hit = self.gate.kept(marked, flagged, plain) if self.gate is not None else np.unique(rec[flagged])
         cand = np.unique(np.concatenate([hit + k for k in range(CONTINUATION_RECORDS + 1)])) if hit.size else hit
         if cand.size:
             rows = np.flatnonzero(used & np.isin(rec, cand))
             numbers = np.cumsum(head) - 1 + self.seq
-            # the timestamp stripping of `[date …]` heads depends on all heads of the frame
-            plain = not bool((marked["odd"].to_numpy() & head).any())
             picked = marked[rows].select("line", "tskind", "start", "used", "text", "rec")
             seqs = pl.Series("seq", numbers[rows][head[rows]], dtype=pl.Int64)
             # own text: else every chunk's buffers stay alive with the records (see `own_text`)
