@@ -75,6 +75,19 @@ def no_sideways_scroll(page: Any) -> None:
     assert sw <= cw, f"{page.url}: the page scrolls sideways ({sw} > {cw} px)"
 
 
+def chain_fits(page: Any) -> None:
+    """The chain drawing the page shows fits its box: nothing scrolls or is cut inside the figure
+    (#33: at 420 px the 820-px drawing was clipped), and what it draws lies inside its own width."""
+    shown = page.evaluate("""() => [...document.querySelectorAll('svg.chain')]
+        .filter(s => getComputedStyle(s).display !== 'none')
+        .map(s => { const b = s.getBBox(), f = s.parentElement;
+                    return [s.getAttribute('class'), b.x, b.x + b.width, s.viewBox.baseVal.width,
+                            f.scrollWidth, f.clientWidth]; })""")
+    assert len(shown) == 1, shown
+    _name, left, right, width, scroll, client = shown[0]
+    assert scroll <= client and left >= 0 and right <= width, shown
+
+
 def links_answer(page: Any, base: str) -> None:
     """Every same-site link of the page answers 200 (fragments: the page they are on)."""
     hrefs = page.eval_on_selector_all("a[href]", "as => [...new Set(as.map(a => a.href.split('#')[0]))]")
@@ -123,6 +136,8 @@ def test_search_failure_page_session_postmortem_and_back(site: str, browser: Any
     page.wait_for_function("h => location.hash === h", arg="#" + target)
     assert page.locator(f"[id='{target}']").is_visible()
     no_sideways_scroll(page)
+    chain_fits(page)
+    assert ("narrow" if width < 640 else "wide") in page.locator("svg.chain:visible").get_attribute("class")
     links_answer(page, site)
     snap(page, f"postmortem-{width}")
     page.locator("#back").click()  # back to the session it came from
