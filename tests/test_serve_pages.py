@@ -78,3 +78,22 @@ def test_search_tells_attempts_as_changes_and_the_same_fix_once(client: TestClie
     assert same[0].count("also in") == 3
     doc = client.get("/api/search", params={"q": PTXAS}).json()
     assert len({r["session"] for r in doc["results"]}) >= 4  # the API keeps every session's hit
+
+
+def test_a_session_page_keeps_the_chain_apart_from_other_error_lines(client: TestClient) -> None:
+    sessions = client.get("/api/sessions").json()["sessions"]
+    s = next(x for x in sessions if x["session"] == "sess-probe")
+    html = client.get("/session", params={"session": s["session"], "source": s["source"]}).text
+    chain = re.search(r'<table class="responsive" id="failures">(.*?)</table>', html, re.S)
+    assert chain and "ptxas" in chain.group(1) and "cannot access" not in chain.group(1)
+    other = re.search(r'<details id="other-errors">.*?other error line.*?(<table.*?</table>)', html, re.S)
+    assert other and "not a failure of the chain" in other.group(1)
+
+
+def test_a_session_without_a_request_says_what_it_was_about(tmp_path: Path) -> None:
+    write(tmp_path / "c" / "server.log", f"2026-01-01 10:00:00 start\n2026-01-01 10:00:05 {PTXAS}\n")
+    assert indexer.build([str(tmp_path / "c")], tmp_path / "db", origin="ci").errors == []
+    c = TestClient(create_app(tmp_path / "db", reasoning=False), base_url=LOCAL)
+    html = c.get("/sessions").text
+    row = re.search(r'<a href="/session\?session=server[^"]*">server</a>(.*?)</td>', html, re.S)
+    assert row and 'class="muted"' in row.group(1) and "ptxas" in row.group(1).lower()
