@@ -183,6 +183,23 @@ def test_search_works_without_javascript(site: str, browser: Any) -> None:
     snap(page, "search-advice-nojs")
 
 
+def test_a_long_paste_is_searched_without_javascript(site: str, browser: Any) -> None:
+    """A 100 KB traceback fits no address: the form POSTs it (#33: without JavaScript the GET form
+    answered 414); a short query posted is sent on to its `/?q=` link, to share."""
+    page, errors = watched(browser, 1400, js=False)
+    page.goto(site + "/")
+    frames = '  File "/opt/venv/lib/python3.12/site-packages/sglang/srt/x.py", line 9, in f\n    g()\n' * 1200
+    page.locator("#q").fill("Traceback (most recent call last):\n" + frames + PTXAS)
+    page.locator("#q").press("Enter")
+    page.wait_for_load_state()
+    assert page.url.rstrip("/") == site and "Fix that held" in page.locator("#results").inner_text()
+    assert "was long" in page.locator("main").inner_text()
+    page.locator("#q").fill("Unsupported .version 9.2")
+    page.locator("#q").press("Enter")
+    page.wait_for_url("**/?q=Unsupported**")
+    assert page.locator(".group").count() >= 1 and errors == []
+
+
 def test_dark_mode_and_unknown_routes(site: str, browser: Any) -> None:
     page, errors = watched(browser, 1400)
     page.emulate_media(color_scheme="dark")
