@@ -97,3 +97,7 @@ def test_a_session_without_a_request_says_what_it_was_about(tmp_path: Path) -> N
     html = c.get("/sessions").text
     row = re.search(r'<a href="/session\?session=server[^"]*">server</a>(.*?)</td>', html, re.S)
     assert row and 'class="muted"' in row.group(1) and "ptxas" in row.group(1).lower()
+    s = next(x for x in c.get("/api/sessions").json()["sessions"] if x["session"] == "server")
+    page = c.get("/session", params={"session": "server", "source": s["source"]}).text
+    said = re.search(r'<p id="summary">(.*?)</p>', page, re.S)
+    assert said and "[line " in said.group(1) and "[msg " not in said.group(1)  # a log's unit, as its table
