@@ -75,6 +75,19 @@ def no_sideways_scroll(page: Any) -> None:
     assert sw <= cw, f"{page.url}: the page scrolls sideways ({sw} > {cw} px)"
 
 
+def chain_fits(page: Any) -> None:
+    """The chain drawing the page shows fits its box: nothing scrolls or is cut inside the figure
+    (#33: at 420 px the 820-px drawing was clipped), and what it draws lies inside its own width."""
+    shown = page.evaluate("""() => [...document.querySelectorAll('svg.chain')]
+        .filter(s => getComputedStyle(s).display !== 'none')
+        .map(s => { const b = s.getBBox(), f = s.parentElement;
+                    return [s.getAttribute('class'), b.x, b.x + b.width, s.viewBox.baseVal.width,
+                            f.scrollWidth, f.clientWidth]; })""")
+    assert len(shown) == 1, shown
+    _name, left, right, width, scroll, client = shown[0]
+    assert scroll <= client and left >= 0 and right <= width, shown
+
+
 def links_answer(page: Any, base: str) -> None:
     """Every same-site link of the page answers 200 (fragments: the page they are on)."""
     hrefs = page.eval_on_selector_all("a[href]", "as => [...new Set(as.map(a => a.href.split('#')[0]))]")
@@ -123,6 +136,8 @@ def test_search_failure_page_session_postmortem_and_back(site: str, browser: Any
     page.wait_for_function("h => location.hash === h", arg="#" + target)
     assert page.locator(f"[id='{target}']").is_visible()
     no_sideways_scroll(page)
+    chain_fits(page)
+    assert ("narrow" if width < 640 else "wide") in page.locator("svg.chain:visible").get_attribute("class")
     links_answer(page, site)
     snap(page, f"postmortem-{width}")
     page.locator("#back").click()  # back to the session it came from
@@ -166,6 +181,23 @@ def test_search_works_without_javascript(site: str, browser: Any) -> None:
     advice = page.locator("#advice")
     assert advice.is_visible() and "Usual fixes" in advice.inner_text()
     snap(page, "search-advice-nojs")
+
+
+def test_a_long_paste_is_searched_without_javascript(site: str, browser: Any) -> None:
+    """A 100 KB traceback fits no address: the form POSTs it (#33: without JavaScript the GET form
+    answered 414); a short query posted is sent on to its `/?q=` link, to share."""
+    page, errors = watched(browser, 1400, js=False)
+    page.goto(site + "/")
+    frames = '  File "/opt/venv/lib/python3.12/site-packages/sglang/srt/x.py", line 9, in f\n    g()\n' * 1200
+    page.locator("#q").fill("Traceback (most recent call last):\n" + frames + PTXAS)
+    page.locator("#q").press("Enter")
+    page.wait_for_load_state()
+    assert page.url.rstrip("/") == site and "Fix that held" in page.locator("#results").inner_text()
+    assert "was long" in page.locator("main").inner_text()
+    page.locator("#q").fill("Unsupported .version 9.2")
+    page.locator("#q").press("Enter")
+    page.wait_for_url("**/?q=Unsupported**")
+    assert page.locator(".group").count() >= 1 and errors == []
 
 
 def test_dark_mode_and_unknown_routes(site: str, browser: Any) -> None:

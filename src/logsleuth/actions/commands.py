@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from logsleuth.actions.launch import LaunchInfo, launch_info
 from logsleuth.actions.packages import PkgCmd, Req, parse_package
+from logsleuth.actions.sed import perl_edit, sed_edit
 from logsleuth.actions.shellparse import Cmd, basename
 from logsleuth.model import ActionKind as K
 
@@ -181,7 +182,8 @@ def _edit(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None
         return _sed(args, text)
     if prog == "perl" and any(re.match(r"^-\w*i", a) for a in args):
         files = operands([a for a in args if a != ""], with_arg="eE")
-        return [Draft(K.FILE_EDIT, f, "perl -i", text) for f in files]
+        e = perl_edit(args)
+        return [Draft(K.FILE_EDIT, f, "perl -i", text, added=e.added, removed=e.removed) for f in files]
     writes = [r for r in cmd.redirects if r.writes_file]
     if prog in ("echo", "printf", "cat") and writes:
         body = next((r.body for r in cmd.redirects if r.body is not None), None)
@@ -265,35 +267,9 @@ def _format_targets(prog: str, args: list[str]) -> list[str]:
 
 
 def _sed(args: list[str], text: str) -> list[Draft]:
-    scripts: list[str] = []
-    rest: list[str] = []
-    j = 0
-    while j < len(args):
-        a = args[j]
-        if a in ("-e", "--expression", "-f", "--file") and j + 1 < len(args):
-            scripts.append(args[j + 1])
-            j += 2
-        elif a.startswith("--expression="):
-            scripts.append(a.split("=", 1)[1])
-            j += 1
-        elif a == "-i" and j + 1 < len(args) and args[j + 1] == "":
-            j += 2  # BSD sed: -i ''
-        elif a.startswith("-") and len(a) > 1:
-            j += 1
-        else:
-            rest.append(a)
-            j += 1
-    if not scripts and rest:
-        scripts, rest = [rest[0]], rest[1:]
-    summary = ("sed " + "; ".join(scripts))[:100]
-    subs = [m for script in scripts for m in _SED_SUB.findall(script)]
-    added, removed = "\n".join(new for _, _, new in subs), "\n".join(old for _, old, _ in subs)
-    return ([Draft(K.FILE_EDIT, f, summary, text, added=added, removed=removed) for f in rest]
-            or [Draft(K.RUN, "sed", summary, text)])
-
-
-# one `s<d>old<d>new<d>` expression of a sed script (escaped delimiters stay inside)
-_SED_SUB = re.compile(r"(?<!\w)s([/|#,:@!])((?:\\.|(?!\1).)*?)\1((?:\\.|(?!\1).)*?)\1[gIip0-9]*")
+    e = sed_edit(args)
+    return ([Draft(K.FILE_EDIT, f, e.summary, text, added=e.added, removed=e.removed) for f in e.files]
+            or [Draft(K.RUN, "sed", e.summary, text)])
 
 
 def _is_log(path: str) -> bool:

@@ -114,6 +114,25 @@ def outcome_text(outcome: Outcome | None) -> str:
     return outcome.value if outcome is not None else ""
 
 
+def attempt_text(a: StoredAction) -> str | None:
+    """An attempt as the change it made, where its command says it in a regex (`sed -i`,
+    `perl -pi`: the text the file lost and gained, as the verdict tells a fix); None: the command
+    says it as well as anything (`pip install x`, `cp a b`)."""
+    prog = a.command.lstrip().split(" ", 1)[0].rsplit("/", 1)[-1]
+    if a.kind is not ActionKind.FILE_EDIT or not a.subject or prog not in ("sed", "perl"):
+        return None
+    from logsleuth.actions.extract import shell_edit_texts
+    from logsleuth.model import Action
+    from logsleuth.verdict.changes import edit_text
+
+    added, removed = shell_edit_texts(a.command)
+    if (added, removed) == (a.command, "") or not (added or removed):
+        return None
+    act = Action(a.kind, a.subject, a.value, "", a.seq or 0, "", 0, a.command, raw=a.command, added=added,
+                 removed=removed)
+    return edit_text(act)
+
+
 def resolution_text(session: str, fixes: Sequence[StoredAction], held: bool | None,
                     attempts: Sequence[StoredAction], catch22: bool, outcome: Outcome | None, width: int = 0,
                     fix: str | None = None, state: str | None = None) -> str:
@@ -127,8 +146,8 @@ def resolution_text(session: str, fixes: Sequence[StoredAction], held: bool | No
         shown = short(act, width) if fix is None else act  # the verdict's text is short already
         text = f"fixed by {_quoted(shown)} {where} — {held_text(held_of(state, held), outcome, state)}"
     elif attempts:
-        commands = dict.fromkeys(a.command for a in attempts)
-        tried = ", ".join(f"`{short(c, width)}`" for c in commands)
+        said = dict.fromkeys(attempt_text(a) or f"`{short(a.command, width)}`" for a in attempts)
+        tried = ", ".join(said)
         text = f"not fixed {where}: tried {tried}"
     else:
         text = f"nothing tried against it {where}"

@@ -45,6 +45,7 @@ ICON = b'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx=
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_QUERY = 4000  # characters of a query (a pasted traceback) that are searched: its head and its tail
+LINKABLE = 1500  # characters of a query the form's POST turns into a `/?q=` link (search.js's LONG)
 HEAD = 1000  # of them from the start; the rest from the end, where a traceback names its exception
 
 
@@ -209,6 +210,8 @@ def _page_routes(idx: Index, answers: Answers, renders: Postmortems, reasoning: 
 
     async def home(request: Request) -> Response:
         q = await _query_of(request)
+        if request.method == "POST" and len(q) <= LINKABLE:  # the form posts: a short query gets its link
+            return RedirectResponse("/?q=" + quote(q, safe="") if q else "/", status_code=303)
         return await answers.get(("home", _digest(q)), searched("search.html.j2", q), kept)  # type: ignore[no-any-return]
 
     async def results(request: Request) -> Response:

@@ -24,7 +24,7 @@ from logsleuth.jsonout import iso
 from logsleuth.search import engine
 from logsleuth.search.hits import Hit, SearchResult
 from logsleuth.search.ranked import Ranked
-from logsleuth.search.render import held_text, outcome_class, outcome_text
+from logsleuth.search.render import attempt_text, held_text, outcome_class, outcome_text
 from logsleuth.serve.cache import generation
 
 ROW_COLUMNS = (
@@ -253,19 +253,33 @@ def summary(rows: Sequence[StoredFinding]) -> dict[str, Any]:
                    "source": r.source, "ts": _ts(r.ts)}
             fixes.setdefault(fix_key, (fix, good(hit.fix_held, hit.outcome)))
         for a in r.attempts:
-            t = tried.setdefault(a.command, {"action": a.command, "sessions": set()})
+            t = tried.setdefault(a.command, {"action": a.command, "change": attempt_text(a), "sessions": set()})
             t["sessions"].add(r.session)
 
     def rank(fix: tuple[dict[str, Any], bool]) -> tuple[Any, ...]:
         f, is_good = fix
         return (not is_good, not f["held"], f["ts"] or "~", f["session"], f["action"])
 
-    held = [f for f, _ in sorted(fixes.values(), key=rank)]
+    held = _same_fix_once([f for f, _ in sorted(fixes.values(), key=rank)])
     fixed_by = {f["action"] for f in held}
-    attempts = [{"action": t["action"], "sessions": len(t["sessions"])} for t in sorted(tried.values(), key=lambda t: t["action"])
+    attempts = [{"action": t["action"], "change": t["change"], "sessions": len(t["sessions"])} for t in sorted(tried.values(), key=lambda t: t["action"])
                 if t["action"] not in fixed_by]
     return {"seen": len(rows), "sessions": len({(r.origin, r.session) for r in rows}), "fixes": held,
             "attempts": attempts}
+
+
+def _same_fix_once(fixes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per fix and verdict, in rank order: the sessions after the first that made the
+    same fix with the same result are its `also` (the same trap met in three sessions is one
+    line, not three)."""
+    merged: dict[tuple[str, str], dict[str, Any]] = {}
+    for f in fixes:
+        key = (f["action"], f["verdict"])
+        if key in merged:
+            merged[key]["also"].append({k: f[k] for k in ("session", "source", "outcome", "outcome_class")})
+        else:
+            merged[key] = {**f, "also": []}
+    return list(merged.values())
 
 
 def good(held: bool | None, outcome: Outcome | None) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from logsleuth.actions.sed import blank_name, line_address
 from logsleuth.clip import short
 from logsleuth.enums import INSTALLS, PACKAGE_CHANGES
 from logsleuth.link.resolution import dry_build, is_diagnostic
@@ -161,6 +162,10 @@ def edit_text(a: Action) -> str:
         return f"edited `{a.subject}`: added `{short(_telling(came), 70)}`{tail}"
     if gone and not came:
         return f"edited `{a.subject}`: removed `{short(_telling(gone), 70)}`{tail}"
+    if (a.removed or a.added) and not (a.removed + a.added).strip():  # `sed 's/^    /\t/'`: indentation
+        line = line_address(a.value or "")
+        where = f" on line {line}" if line is not None else ""
+        return f"edited `{a.subject}`: {blank_name(a.removed)} → {blank_name(a.added)}{where}"
     return f"edited `{a.subject}`" + (f" ({a.value})" if a.value else "")
 
 
