@@ -143,7 +143,7 @@ def edit_text(a: Action) -> str:
     both sides share are context, not the change), when the command says them."""
     if a.value in ("rm", "touch"):
         return f"deleted `{a.subject}`" if a.value == "rm" else f"created `{a.subject}` (touch)"
-    if (a.value or "").startswith("mv ") and not a.added:
+    if a.value is not None and a.value.startswith("mv ") and not a.added:
         return f"moved `{a.value[3:]}` to `{a.subject}`"
     before = _lines(a.removed)
     after = _lines(a.added)
