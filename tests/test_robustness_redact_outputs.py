@@ -1,5 +1,5 @@
 """One masking pass for every output: secrets planted into every field of every input format
-(robustness_secrets.py: 42 kinds) must not reach `events`, `classify`, `graph`, `analyze`,
+(robustness_secrets.py: every kind, the families and the fitted shapes of issue 35) must not reach `events`, `classify`, `graph`, `analyze`,
 `explain`, the index's Parquet files or `search`; `--no-redact` shows them (the check is not
 vacuous); look-alikes (`password: str`, `"password": {`, `${TOKEN}`, `<token>`, `xxxx`) stay."""
 

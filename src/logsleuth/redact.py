@@ -159,6 +159,7 @@ def _token_kind(value: str) -> str | None:
 # span found in the view is the same span of the text (redact_scan.superset widens to match).
 _ESCAPED = regex.compile(r"\\([nrt\\])")
 _UNESCAPED = {"n": " \n", "r": " \r", "t": " \t", "\\": " \\"}
+_ESCAPED_ANSI = regex.compile(r"\\u001b\[[0-9;]{0,16}+[A-Za-z]")
 
 
 def rule_view(text: str) -> str:
@@ -167,6 +168,8 @@ def rule_view(text: str) -> str:
     if "\\" not in text:
         return text
     view: str = _ESCAPED.sub(lambda m: _UNESCAPED[m.group(1)], text)
+    if "u001b[" in view:  # an escaped colour code between a name and its value reads as spaces
+        view = _ESCAPED_ANSI.sub(lambda m: " " * len(m.group()), view)
     return view
 
 
@@ -266,8 +269,11 @@ class Redactor:
                 for line in _PEM_LINES.split(value):
                     if not line.startswith("-----"):
                         self.remember(line.strip(), kind)
+            elif self._rules[idx].rule.check == "base64" and "\n" in value:  # so may a wrapped blob's lines
+                for line in value.split("\n"):
+                    self.remember(line.strip(), kind)
             elif self._rules[idx].rule.check == "split":  # so may a wrapped token's pieces, a word alone or not
-                for piece in fam.joined_token(value)[0], value.rpartition("\n")[2].lstrip(" \t>#"):
+                for piece in fam.token_pieces(value):
                     if len(piece) >= MIN_KNOWN:
                         self._add_known(piece, kind)
             out.append(text[pos:start])
@@ -390,7 +396,16 @@ class Redactor:
             start = b.start()
             if kind == "host" and _is_public_host(text[start:end]):
                 return None
-        if rule.check in ("split", "base64"):
+        if rule.check == "split":  # the most lines that still join into one token
+            while True:
+                kind_checked = self._checked("split", text[start:end]) if fam.evenly_wrapped(text[start:end]) else None
+                if kind_checked is not None:
+                    return (start, idx, end, kind_checked)
+                end = text.rfind("\n", start, end)
+                if text.find("\n", start, end) < 0:  # one line left: no wrapped token here
+                    return None
+                end = len(text[start:end].rstrip(" \t\r\\")) + start
+        if rule.check == "base64":
             kind_checked = self._checked(rule.check, text[start:end])
             return None if kind_checked is None else (start, idx, end, kind_checked)
         if "s" not in c.rx.groupindex or m.start("s") < 0:
@@ -424,6 +439,7 @@ class Redactor:
             if kind is None or (_token_kind(head) is not None and not _credential_like(whole[len(head):])):
                 return None
             return kind
+        span = "".join(span.split())  # a wrapped blob's lines joined
         if not any(n in span for n in fam.ENCODED_NEEDLES):
             return None
         decoded = fam.decoded_text(span)

@@ -57,6 +57,32 @@ VENDOR_TOKENS: list[dict[str, Any]] = [
     _token("perplexity_key", r"pplx-[A-Za-z0-9]{40,}", "pplx-"),
     _token("runpod_key", r"rpa_[A-Za-z0-9]{30,}", "rpa_"),
     _token("easypost_key", r"EZ[AT]K[a-zA-Z0-9]{54}", "EZ"),
+    # issue 35's fresh generator (fitted part): more vendors' documented shapes
+    _token("duffel_token", r"duffel_(?:live|test)_[A-Za-z0-9_\-]{40,}", "duffel_"),
+    _token("google_oauth_secret", r"GOCSPX-[A-Za-z0-9_\-]{24,}", "GOCSPX-"),
+    _token("neon_key", r"napi_[a-z0-9]{40,}", "napi_"),  # 64, or fewer where a field was clipped
+    _token("resend_key", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}", "re_"),
+    _token("together_key", r"tgp_v1_[A-Za-z0-9_\-]{40,}", "tgp_v1_"),
+    _token("gitlab_token", r"gl(?:cbt|ft|soat|agent|imt|oas)-[A-Za-z0-9_\-]{20,}", "gl"),
+    _token("gitlab_token", r"GR1348941[A-Za-z0-9_\-]{20,}", "GR1348941"),
+    _token("octopus_key", r"API-[A-Z0-9]{26,}", "API-"),
+    # a Discord bot token: the user id in base64, a time stamp, an HMAC (three dotted parts)
+    _token("discord_token", r"[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}", "."),
+    _token("airtable_token", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}", "pat"),
+    _token("braintree_token", r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}", "access_token$"),
+    _token("google_oauth_token", r"1//0[A-Za-z0-9_\-]{40,}", "1//0"),
+    _token("supabase_token", r"sb_secret_[A-Za-z0-9_\-]{24,}", "sb_secret_"),
+    _token("mailchimp_key", r"[a-f0-9]{32}-us\d{1,2}", "-us"),
+    _token("fly_token", r"fm[12][ar]?_[A-Za-z0-9+/]{40,}={0,2}", "fm"),
+    _token("cloudflare_key", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{140,}", "v1.0-"),
+    _token("huggingface_token", r"api_org_[A-Za-z]{30,}", "api_org_"),
+    _token("slack_token", r"xoxe(?:\.xox[abprs])?-\d-[A-Za-z0-9\-]{40,}", "xoxe"),
+    _token("hubspot_token", r"pat-(?:na|eu|ap)\d-[a-f0-9]{8}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{4}-[a-f0-9]{12}", "pat-"),
+    _token("netlify_token", r"nfp_[A-Za-z0-9]{36,}", "nfp_"),
+    _token("elevenlabs_key", r"sk_[a-f0-9]{48}", "sk_"),
+    _token("firebase_key", r"AAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{100,}", ":APA91b"),
+    _token("typeform_token", r"tfp_[A-Za-z0-9_\-]{40,}", "tfp_"),
+    _token("prefect_key", r"pnu_[A-Za-z0-9]{36}", "pnu_"),
     # an Entra ID (Azure AD) client secret: three characters, a digit, `Q~`, then 31 to 34
     {"kind": "azure_client_secret", "pattern": r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}"
      r"(?![A-Za-z0-9_~.\-])", "gate": ("Q~",)},
@@ -76,27 +102,62 @@ CONTEXT: list[dict[str, Any]] = [
     # WireGuard: `PrivateKey = <44 base64>` and `PresharedKey = …`
     {"kind": "wireguard_key", "pattern": rf"(?:private|preshared)key\s*+=\s*+(?P<s>{_NOT_DONE}[A-Za-z0-9+/]{{42,43}}=)",
      "gate": ("key",), "gate_lower": True, "flags": "IGNORECASE"},
-    # prose: "my password is X", "the token for prod was X", "api key: X"
+    # prose: "my password is X", "the token for prod was X", "api key: X", "the root password's X",
+    # "my password, for the record, is X", "creds are admin:X"
     {"kind": "password",
-     "pattern": r"\b(?:password|passphrase|passcode|passwd|pwd|token|api[ _\-]?key|secret(?:[ _]key)?)"
-                r"(?:[ \t]++for[ \t]++[\w.@\-]++)?[ \t]++(?:is|was|=|:)[ \t]++(?:now[ \t]++|still[ \t]++|set[ \t]++to[ \t]++)?"
+     "pattern": r"\b(?:password|passphrase|passcode|passwd|pwd|token|api[ _\-]?key|secret(?:[ _]key)?|creds|credentials)"
+                r"(?:[ \t]++for[ \t]++[\w.@\-]++)?(?:,[^,\n]{1,40}+,)?"
+                r"(?:['’]s|[ \t]++(?:is|was|are|were|=|:))[ \t]++(?:now[ \t]++|still[ \t]++|set[ \t]++to[ \t]++)?"
                 rf"[\"'`“]?(?P<s>{_NOT_DONE}[^\s\"'`”]++)",
-     "gate": (" is ", " was ", ": ", "="), "gate_lower": True, "flags": "IGNORECASE", "check": "prose",
-     "generic": True},
-    # a token that a terminal, an editor or a renderer broke across two lines (possibly escaped `\n`)
-    {"kind": "split_token",
-     "pattern": rf"{_L}(?:{SPLIT_PREFIXES})[A-Za-z0-9_\-.]{{2,}}+[ \t]*+\\?\r?\n[ \t>#]*+[A-Za-z0-9_\-]{{4,}}+{_R}",
-     "gate": ("\n",), "check": "split"},
+     "gate": (" is ", " was ", " are ", " were ", ": ", "=", "'s ", "’s "), "gate_lower": True, "flags": "IGNORECASE",
+     "check": "prose", "generic": True},
+    # "log in with admin / X", "login as bob/X": a user and a password told together
+    {"kind": "password",
+     "pattern": r"\blog[ \t]?(?:in|on)[ \t]++(?:with|as|using)[ \t]++[^\s/]{1,64}+[ \t]*+/[ \t]*+"
+                rf"[\"'`]?(?P<s>{_NOT_DONE}[^\s\"'`]++)",
+     "gate": ("log",), "gate_lower": True, "flags": "IGNORECASE", "check": "prose", "generic": True},
+    # XML elements named for a secret: Maven's `<password>X</password>`, `<apiKey>X</apiKey>`
+    {"kind": "secret",
+     "pattern": r"<(?:[A-Za-z0-9]++[:_\-]?)?(?:password|passwd|passphrase|secret|token|api[_\-]?key|private[_\-]?key"
+                rf"|access[_\-]?key|client[_\-]?secret)>(?P<s>{_NOT_DONE}[^<\s]++)</",
+     "gate": ("</",), "flags": "IGNORECASE", "generic": True},
+    # an HTTP header named for a key, a token or a secret: `X-Auth-Key: X`, `X-Api-Token: X`
+    {"kind": "secret",
+     "pattern": rf"(?<=[A-Za-z0-9])-(?:key|token|secret)[\"']?:[ \t]*+[\"']?(?P<s>{_NOT_DONE}[A-Za-z0-9_\-+/=.]{{16,}}+)",
+     "gate": ("-key", "-token", "-secret"), "gate_lower": True, "flags": "IGNORECASE", "generic": True,
+     "strong": True},
+    # a JSON Web Key's private members (`"d"`, `"p"`, `"q"`, `"dp"`, `"dq"`, `"qi"`, a symmetric `"k"`)
+    {"kind": "private_key",
+     "pattern": rf"\\?\"(?:d|p|q|dp|dq|qi|k)\\?\"\s*+:\s*+\\?\"(?P<s>{_NOT_DONE}[A-Za-z0-9_\-]{{16,}}+)",
+     "gate": ('"kty', 'kty\\"'), "generic": True},
     # base64 that decodes to a secret (an env file or a config passed as one blob); searched only when
     # the text holds the base64 form of a secret-ish word (ENCODED_NEEDLES)
-    {"kind": "encoded_secret", "pattern": r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,}+={0,2}+(?![A-Za-z0-9+/=])",
+    # wrapped at a fixed width (`base64` writes 76 columns, PEM-like dumps 64): before the
+    # one-line rule, which would take its first line alone
+    {"kind": "encoded_secret",
+     "pattern": r"(?<![A-Za-z0-9+/])(?:[A-Za-z0-9+/]{40,}+[ \t]?\r?\n){1,200}+[A-Za-z0-9+/]{4,}+={0,2}+(?![A-Za-z0-9+/=])",
+     "check": "base64"},
+    # on one line (`KEY=<blob>`: an `=` before a blob is no padding of another)
+    {"kind": "encoded_secret", "pattern": r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}+={0,2}+(?![A-Za-z0-9+/=])",
      "check": "base64"},
 ]
+
+
+def split_rule(prefixes: str) -> dict[str, Any]:
+    """A token that a terminal, an editor or a renderer broke across lines (possibly escaped `\\n`):
+    one of `prefixes` (every literal a token shape starts with), then up to three more lines (the
+    most that still join into one token: redact.Redactor._candidate)."""
+    return {"kind": "split_token",
+            "pattern": rf"(?<![A-Za-z0-9_\]\-.])(?:{prefixes})[A-Za-z0-9_\-.]{{2,}}+"
+                       # a line that starts a token of its own is no continuation
+                       rf"(?:[ \t]*+\\?\r?\n[ \t>#]*+(?!{prefixes})[A-Za-z0-9_\-.]{{4,}}+){{1,3}}+{_R}",
+            "gate": ("\n",), "check": "split"}
 
 _ENCODED_WORDS = (
     "TOKEN", "PASSWORD", "SECRET", "PASSWD", "API_KEY", "ACCESS_KEY", "PRIVATE KEY", "token", "password",
     "secret", "passwd", "api_key", "apikey", "export ", "ghp_", "github_pat_", "sk-ant-", "sk-proj-", "AKIA",
     "xoxb-", "glpat-", "hf_", "AGE-SECRET", "PMAK-", "lin_api_", "://",
+    "PASS", "auth", "machine ", "_KEY=", "BEGIN ",
 )
 
 
@@ -115,12 +176,15 @@ def _stable_forms(word: bytes) -> list[str]:
 
 
 ENCODED_NEEDLES: tuple[str, ...] = tuple(sorted({f for w in _ENCODED_WORDS for f in _stable_forms(w.encode())}))
-CONTEXT[-1]["gate"] = ENCODED_NEEDLES
+for _rule in CONTEXT:
+    if _rule.get("check") == "base64":
+        _rule["gate"] = ENCODED_NEEDLES
 
 
 def decoded_text(blob: str) -> str | None:
-    """`blob` decoded from base64 when it is text (UTF-8, mostly printable), else None."""
-    body = blob.rstrip("=")
+    """`blob` decoded from base64 when it is text (UTF-8, mostly printable), else None; line
+    breaks in it are a wrapped blob's."""
+    body = "".join(blob.split()).rstrip("=")
     try:
         raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
         text = raw.decode("utf-8")
@@ -139,8 +203,22 @@ def prose_value(value: str) -> bool:
     return any(c.isdigit() for c in value) or not value.isalnum() or not value.islower()
 
 
+def token_pieces(span: str) -> list[str]:
+    """A wrapped token's pieces, one a line, without the indentation and quoting marks around them."""
+    return [ln.strip(" \t\r").removesuffix("\\").rstrip(" \t").lstrip(">#").lstrip(" \t>#") for ln in span.split("\n")]
+
+
+def evenly_wrapped(span: str) -> bool:
+    """Broken once, or at one width (a terminal's): every line but the last as long as the first,
+    the last no longer. A next line of other text is not the token's tail."""
+    lines = [ln.rstrip(" \t\r\\") for ln in span.split("\n")]
+    if len(lines) <= 2:
+        return True
+    width = len(lines[0])
+    return all(len(ln.lstrip(" \t>#")) == width for ln in lines[1:-1]) and len(lines[-1].lstrip(" \t>#")) <= width
+
+
 def joined_token(span: str) -> tuple[str, str]:
-    """A wrapped token's two pieces: the head (its first line) and the whole, line break removed."""
-    head, _, rest = span.partition("\n")
-    head = head.rstrip(" \t\r\\")
-    return head, head + rest.lstrip(" \t>#")
+    """A wrapped token's head (its first line) and the whole, line breaks removed."""
+    pieces = token_pieces(span)
+    return pieces[0], "".join(pieces)

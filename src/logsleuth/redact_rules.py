@@ -40,6 +40,8 @@ class _Rule:
     check: str | None = None  # a test the match must also pass: "split", "base64", "prose" (redact_families)
 
 
+_TRUNCATED_HEADS = (r"sk-ant-|sk-|gh[pousr]_|github_pat_|hf_|xox[abprse]-|xapp-|AKIA|ASIA|AIza|glpat-|pypi-AgE|npm_|eyJ"
+                    r"|ya29\.|nvapi-|gsk_|r8_|hv[sbr]\.|do[por]_v1_|dckr_pat_|lsv2_|pcsk_|whsec_")
 # Tokens recognisable by shape alone. Order matters where prefixes overlap (sk-ant- before sk-).
 _TOKENS: list[_Rule] = [
     _Rule("anthropic_key", rf"{_L}sk-ant-[A-Za-z0-9_\-]{{20,}}{_R}"),
@@ -71,14 +73,11 @@ _TOKENS: list[_Rule] = [
     # a bot's token, alone or in its API URL (`…/bot123456789:AA…/sendMessage`)
     _Rule("telegram_token", rf"(?:(?<=/bot)|{_L})\d{{8,10}}:AA[A-Za-z0-9_\-]{{33}}{_R}", gate=(":AA",)),
     # a token cut short by a renderer's ellipsis is too short for its own rule, still a secret
-    _Rule(
-        "truncated_token",
-        rf"{_L}(?:sk-ant-|sk-|gh[pousr]_|github_pat_|hf_|xox[abprse]-|xapp-|AKIA|ASIA|AIza|glpat-|pypi-AgE|npm_|eyJ"
-        r"|ya29\.|nvapi-|gsk_|r8_|hv[sbr]\.|do[por]_v1_|dckr_pat_|lsv2_|pcsk_|whsec_)"
-        r"(?=[A-Za-z_\-.+/=]{0,60}\d)[A-Za-z0-9_\-.+/=]{6,}(?=…|\.\.\.)",
-        gate=("…", "..."),
-    ),
+    _Rule("truncated_token", "(?!)"),  # built below, once every token shape's prefix is known
     _Rule("jwt", rf"{_L}eyJ[A-Za-z0-9_\-]{{8,}}\.eyJ[A-Za-z0-9_\-]{{8,}}\.[A-Za-z0-9_\-]*{_R}"),
+    # a JWE (five dotted parts: the header, the encrypted key, the IV, the ciphertext, the tag)
+    _Rule("jwt", rf"{_L}eyJ[A-Za-z0-9_\-]{{8,}}+\.[A-Za-z0-9_\-]*+\.[A-Za-z0-9_\-]{{8,}}+\.[A-Za-z0-9_\-]{{8,}}+"
+                 rf"\.[A-Za-z0-9_\-]{{8,}}+{_R}", gate=("eyJ",)),
     *(_Rule(**f) for f in fam.VENDOR_TOKENS),
 ]
 
@@ -94,13 +93,13 @@ def token_shapes() -> tuple[str, ...]:
 _CONT = r"(?:[ \t]*\\[ \t]*\r?\n)?"  # a shell line continuation after `=`: `export KEY=\` and the value below
 _SUB = r"""(?:\\?["']\]|\\?["']?)"""  # the name's closing quote, or `"]` of a subscript (never a placeholder's `]`)
 _SEP = rf"(?:{_SUB}\s*(?:={_CONT}|:[ \t])\s*{_Q}|\\?[\"']\s*,\s*\\?[\"'])"
-_SEP_LOWER = rf"{_SUB}\s*[:=]{_CONT}\s*{_Q}"
+_SEP_LOWER = rf"{_SUB}\s*(?:=>|[:=]){_CONT}\s*{_Q}"  # `=>`: a Ruby hash
 _VALUE = rf"(?P<s>{_NOT_DONE}(?:(?<=\")[^\"\\\n]+(?=\\?\")|(?<=')[^'\\\n]+(?=')|[^\s'\"\\,;]+))"
 # (kind, name, strong): `strong` for names that also hold plain words (`SORT_KEY=created_at`)
 _ASSIGN_UPPER = (  # environment variables: HF_TOKEN=…, DB_PASS=…, OPENAI_API_KEY: …
     ("password", r"PASS(?:(?<=_PASS)|W(?:OR)?D)", False),
     ("secret", r"TOKEN", False),
-    ("secret", r"SECRET(?:_ACCESS_KEY|_KEY)?", False),
+    ("secret", r"SECRET(?:_ACCESS_KEY|_KEY(?:_BASE)?)?", False),  # Rails' SECRET_KEY_BASE
     ("secret", r"(?<=API_?|ACCESS_|AUTH_|PRIVATE_)KEY", False),
     ("secret", r"CREDENTIALS", False),
     ("secret", r"(?<=[A-Z0-9]_)(?:KEY|PAT|AUTH)", True),  # AZURE_OPENAI_KEY, GH_PAT, REDIS_AUTH
@@ -112,6 +111,7 @@ _ASSIGN_LOWER = (  # config files, JSON payloads, keyword arguments: "api_key": 
     ("secret", r"(?<![A-Za-z0-9])client[_\-]?secret", False),
     ("secret", r"(?<![A-Za-z0-9])secret(?:[_\-]?(?:access[_\-]?)?key)?", False),
     ("secret", r"(?<![A-Za-z0-9])access[_\-]?key", True),
+    ("secret", r"(?<![A-Za-z0-9])private[_\-]?key", True),  # `privateKey: "0x…"` (a wallet's)
     ("secret", r"(?<![A-Za-z0-9_\-])_?auth", True),  # docker config.json `"auth"`, .npmrc `_auth`
     ("secret", r"(?<![A-Za-z0-9])client-key-data", True),  # kubeconfig
     ("secret", r"\.dockerconfigjson", True),
@@ -122,7 +122,12 @@ _CONTEXT: list[_Rule] = [
     _Rule(
         "private_key",
         r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=\s]|\\[nr])*)",
+        # up to its END line, over what a key's body and headers hold (never another key, nor the
+        # lines of text between a key cut short and a later key's END)
+        r"(?:(?:(?!-----BEGIN)[A-Za-z0-9+/=\s\\:,\-])*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+        # cut short (no END line), maybe after RFC 1421 headers (`Proc-Type: 4,ENCRYPTED`, `DEK-Info: …`)
+        # its body: the lines of base64 that follow (not the prose after them), escaped breaks of any depth
+        r"|(?:(?:\s|\\[nr])*+[A-Z][A-Za-z\-]*+: [^\n\\]*+)*+(?:[\s\\]*+[A-Za-z0-9+/=]{16,}+(?![\w\-.]))*+)",
     ),
     _Rule("slack_webhook", r"https://hooks\.slack\.com/services/(?P<s>(?!\[REDACTED)[A-Za-z0-9/_\-]+)"),
     _Rule(
@@ -183,7 +188,7 @@ _CONTEXT: list[_Rule] = [
     _Rule(
         "url_secret",
         r"[?&](?:(?:(?:access|auth|api|id)[_\-]?)?token|sig|signature|x-amz-signature|x-amz-credential|x-amz-security-token"
-        rf"|x-goog-signature|api[_\-]?key|apikey|secret|password|passwd|pwd|auth)=(?P<s>{_NOT_DONE}[^&\s'\"#<>\\]+)",
+        rf"|x-goog-signature|api[_\-]?key|apikey|secret|password|passwd|pwd|auth|code)=(?P<s>{_NOT_DONE}[^&\s'\"#<>\\]+)",
         gate=("=",), generic=True, flags=regex.IGNORECASE,
     ),
     _Rule("url_secret", rf"[?&]key=(?P<s>{_NOT_DONE}[A-Za-z0-9_\-]{{20,}})(?![^&\s'\"#<>\\])", gate=("key=",),
@@ -216,6 +221,25 @@ _CONTEXT: list[_Rule] = [
         gate=("-p",), generic=True, after=r"\b(?:mysql(?:dump|admin|sh)?|mariadb)\b",
     ),
     _Rule("password", rf"\bsshpass\s+-p\s*(?P<s>{_NOT_DONE}[^\s]+)", generic=True),
+    # a client's password flag (glued or not): `mongosh -p X`, `sqlcmd -P X`, `redis-cli -a X`, `ldapsearch -w X`
+    *(
+        _Rule("password", rf"(?<=\s){flag}(?:=|\s*+){_Q}(?P<s>{_NOT_DONE}(?!-)[^\s'\"\\|;&]+)",
+              gate=(flag,), generic=True, after=rf"\b(?:{clients})\b")
+        for flag, clients in (
+            ("-p", r"mongo(?:sh|dump|restore|export|import)?"),
+            ("-P", r"sqlcmd|bcp"),
+            ("-a", r"redis-cli|keydb-cli|valkey-cli"),
+            ("-w", r"ldap(?:search|add|modify|delete|whoami|passwd)"),
+        )
+    ),
+    # openssl's pass phrase arguments: `-passout pass:X`, `-passin pass:X`, `-pass pass:X`
+    _Rule("password", rf"(?<=\s)-pass(?:in|out)?\s++pass:(?P<s>{_NOT_DONE}[^\s'\"\\]+)", gate=("pass:",), generic=True),
+    # camelCase names in code and config: `storePassword=X`, `dbPassword: 'X'`, `privateKey: "0x…"`
+    _Rule("password", rf"(?<=[a-z0-9])(?:Passw(?:or)?d|Passphrase)(?![A-Za-z0-9_]){_SEP_LOWER}{_VALUE}",
+          gate=("Passw", "Passphrase"), generic=True),
+    _Rule("secret", rf"(?<=[a-z0-9])(?:Secret(?:Key)?|ApiKey|PrivateKey|AccessKey|AuthKey|SigningKey)(?![A-Za-z0-9_])"
+                    rf"{_SEP_LOWER}{_VALUE}",
+          gate=("Secret", "ApiKey", "PrivateKey", "AccessKey", "AuthKey", "SigningKey"), generic=True),
     # `wandb login KEY` (a bare 40-hex key), `echo X | docker login --password-stdin`
     _Rule("secret", rf"\bwandb\s+login\s+(?:--?[\w-]+\s+)*{_Q}(?P<s>{_NOT_DONE}[a-f0-9]{{40}})(?![A-Za-z0-9])",
           gate=("wandb",)),
@@ -268,8 +292,47 @@ def _family(fields: dict[str, Any]) -> _Rule:
     return _Rule(**{**fields, "flags": flags})
 
 
+def _literal_head(pattern: str) -> str:
+    """The literal text a token pattern starts with, after its left boundary (`sk-ant-`, `SG\\.`,
+    `eyJ`); empty where it starts with a class or a group."""
+    body = pattern.removeprefix(_L)
+    out, i = [], 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body) and not body[i + 1].isalnum():
+            out.append(body[i : i + 2])
+            i += 2
+        elif c.isalnum() or c in "_-":
+            out.append(c)
+            i += 1
+        else:
+            break
+    if i < len(body) and body[i] in "?*{" and out:  # the last literal is optional or repeated
+        out.pop()
+    return "".join(out)
+
+
+# every literal a token shape starts with, three characters at least: what a wrapped token still shows
+TOKEN_HEADS = sorted({h for h in map(_literal_head, token_shapes()) if len(h.replace("\\", "")) >= 3}, key=lambda h: (-len(h), h))
+# and a token cut short by a renderer's ellipsis (the prefixes listed with that rule, and those of
+# these ending in a separator: `pat` alone would take `path/to/file1…`)
+_TRUNCATED = next(i for i, r in enumerate(_TOKENS) if r.kind == "truncated_token")
+_TOKENS[_TRUNCATED] = _Rule(
+    "truncated_token",
+    rf"{_L}(?:{_TRUNCATED_HEADS}|{'|'.join(h for h in TOKEN_HEADS if h[-1] in '_-.')})(?=[A-Za-z_\-.+/=]{{0,60}}\d)[A-Za-z0-9_\-.+/=]{{6,}}(?=…|\.\.\.)",
+    gate=("…", "..."),
+)
+# a distinctive prefix (six characters or more, a separator last: `GOCSPX-`, `duffel_`) cut after any
+# part of its body: what is left shows the vendor and a few characters of the secret
+_TOKENS.insert(_TRUNCATED + 1, _Rule(
+    "truncated_token",
+    rf"{_L}(?:{'|'.join(h for h in TOKEN_HEADS if h[-1] in '_-.' and len(h.replace(chr(92), '')) >= 6)})"
+    r"[A-Za-z0-9_\-+/=]++(?=…|\.\.\.)",  # no dot in the body: possessive, and the dots are the cut
+    gate=("…", "..."),
+))
 # rules that must win a tie against a token rule at the same start (a wrapped token, an encoded blob)
-_FIRST: list[_Rule] = [_family(f) for f in fam.CONTEXT if f.get("check") in ("split", "base64")]
+_FIRST: list[_Rule] = [_family(fam.split_rule(fam.SPLIT_PREFIXES + "|" + "|".join(TOKEN_HEADS)))]
+_FIRST += [_family(f) for f in fam.CONTEXT if f.get("check") == "base64"]
 _CONTEXT += [_family(f) for f in fam.CONTEXT if f.get("check") not in ("split", "base64")]
 
 # Host-identifying details, masked only with hosts=True.

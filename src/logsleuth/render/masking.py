@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -147,6 +148,8 @@ class _Masker:
         if texts.str.contains("PRIVATE KEY", literal=True).any():
             for line in pem_body_rows(texts):
                 self.r.remember(line, "private_key")
+        for joined in wrapped_rows(texts):  # a token or a blob that a line-based reader split into rows
+            self.r.learn(joined)
 
     def _column(self, frame: pl.DataFrame, name: str, key: tuple[int, str]) -> pl.DataFrame:
         texts = frame[name]
@@ -173,6 +176,9 @@ _PEM_BEGIN = r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
 PEM_MAX_ROWS = 200  # a key is ~50 lines of base64; a BEGIN with no END in sight stops here
 
 
+_PEM_ROW = re.compile(r"[A-Za-z0-9+/=]*|[A-Z][A-Za-z\-]*: [^\n]*")
+
+
 def pem_body_rows(texts: pl.Series) -> list[str]:
     """The lines of private keys a line-based reader split into rows (one row per line: the rule
     sees `-----BEGIN … PRIVATE KEY-----` alone, and the base64 below it has no context)."""
@@ -182,10 +188,35 @@ def pem_body_rows(texts: pl.Series) -> list[str]:
         if "-----END" in (texts[b] or ""):
             continue
         for row in texts.slice(b + 1, PEM_MAX_ROWS).to_list():
-            if row is None or "-----END" in row:
+            # a key cut short ends where its lines stop being base64 or RFC 1421 headers
+            if row is None or "-----END" in row or not _PEM_ROW.fullmatch(row.strip()):
                 break
             body.append(row.strip())
     return body
+
+
+# a row that may be a wrapped token's head (a token shape's prefix and a few characters, at its
+# end) or a line of a wrapped base64 blob; the rows after it are joined to it and learned
+_WRAP_HEAD = r"(?:^|[^A-Za-z0-9_\-.])(?:{heads})[A-Za-z0-9_\-.]{{2,}}[ \t]*$|^[A-Za-z0-9+/]{{40,}}$"
+WRAP_ROWS = 4  # a head and up to three more lines (redact_families.split_rule)
+
+
+def wrapped_rows(texts: pl.Series) -> list[str]:
+    """Each row that may start a wrapped token or blob, joined to the WRAP_ROWS - 1 rows after it:
+    the rules see the whole (and remember its pieces), where each row alone shows too little."""
+    from logsleuth.redact_families import SPLIT_PREFIXES
+    from logsleuth.redact_rules import TOKEN_HEADS
+
+    if texts.len() < 2:
+        return []
+    head = _WRAP_HEAD.format(heads="|".join([SPLIT_PREFIXES, *TOKEN_HEADS]))
+    starts = np.flatnonzero(texts.str.contains(head).fill_null(False).to_numpy())
+    out = []
+    for i in starts.tolist():
+        rows = [t or "" for t in texts.slice(i, WRAP_ROWS).to_list()]
+        if len(rows) > 1:
+            out.append("\n".join(rows))
+    return out
 
 
 SMALL_KNOWN_TEST = 50_000  # strings × known values up to which the known-value test runs in Python
