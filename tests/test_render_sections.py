@@ -76,7 +76,8 @@ def test_the_json_document_is_the_model_as_data(rendered: tuple[str, str, Report
 def test_no_renderer_reads_transcript_text_with_a_regex_of_its_own() -> None:
     # facts come from the library's fact patterns (logsleuth/facts.py); render/ may only use
     # regexes on its own output: escaping (mdsafe), links and code spans (postmortem), citations (refs)
-    allowed = {"mdsafe.py", "postmortem.py", "refs.py"}
+    # masking.py: one regex to tell a PEM body row when masking a secret, not to read facts
+    allowed = {"mdsafe.py", "postmortem.py", "refs.py", "masking.py"}
     users = set()
     for path in sorted((ROOT / "src" / "logsleuth" / "render").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
