@@ -73,3 +73,12 @@ def test_a_version_probe_is_no_goal_run() -> None:
     """dupbase: `pytest --version` was taken as the goal run, its pass as the outcome's reason and a recipe line."""
     v = _verdict("heldout3_sessions/dupbase/session.json")
     assert "--version" not in v.reason and not any("--version" in line for line in v.recipe), v.reason
+
+
+def test_a_look_after_the_final_pass_and_a_probes_variable_do_not_decide_the_outcome() -> None:
+    """tlsprof: `GLIBC_TUNABLES=… pytest` (a probe), then a pytest plugin, then the bare command
+    passed; a deliberate `python -c 'import stepprof'` outside pytest failed last, and the closing
+    words say "you can't fix the .so without modifying the vendor drop" (a rule, not giving up)."""
+    v = _verdict("heldout4_sessions/tlsprof/session.jsonl")
+    assert v.outcome is Outcome.RESOLVED and not v.bends, v.reason
+    assert "GLIBC_TUNABLES" not in v.reason

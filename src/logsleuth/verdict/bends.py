@@ -32,7 +32,7 @@ def find_bends(ctx: Context, failures: Sequence[FailureVerdict], success: Run | 
         return ()
     first = min(ep.occurrences[0] for ep in ctx.graph.episodes)
     acts = [a for a in ctx.actions if first < a.seq <= success.seq and is_change(a, ctx.never_ran)]
-    found = [*_broken_rules(ctx, acts), *_skipped(acts, success), *_one_command(failures),
+    found = [*_broken_rules(ctx, acts), *_skipped(acts, success), *_one_command(failures, success),
              *_vendor(ctx, acts), *_disabled(failures)]
     firsts: dict[tuple[str, str], Bend] = {}
     for b in sorted(found, key=lambda b: b.seq):  # the same bend made again is one bend, first seen
@@ -69,9 +69,11 @@ def _skipped(acts: list[Action], success: Run) -> list[Bend]:
     return out
 
 
-def _one_command(failures: Sequence[FailureVerdict]) -> list[Bend]:
+def _one_command(failures: Sequence[FailureVerdict], success: Run) -> list[Bend]:
+    """A variable set on the passing run's own command line; one set on an earlier run's only
+    (a probe: `GLIBC_TUNABLES=… pytest` before the bare command passed) is no part of the pass."""
     return [Bend("fix only in one command's environment", c.text, c.seq)
-            for f in failures for c in f.fix if not c.lasting]
+            for f in failures for c in f.fix if not c.lasting and c.seq in (success.seq, success.result_seq)]
 
 
 def _vendor(ctx: Context, acts: list[Action]) -> list[Bend]:
