@@ -36,9 +36,9 @@ from logsleuth.ingest.jsonscan import (
     looks_like_jsonl,
     read_json_or_jsonl,
     scan_document,
+    shell_or_json,
     str_or,
 )
-from logsleuth.ingest.tools import is_shell
 from logsleuth.model import Kind, Role, Transcript
 
 FORMAT = "gemini"
@@ -279,7 +279,7 @@ def _emit_tool_call(sink: EventSink, tc: dict[str, Any], line: int, ts: Any, ses
     args = tc.get("args")
     when = tc.get("timestamp") or ts
     sink.add(line=line, role=Role.ASSISTANT, kind=Kind.TOOL_CALL, tool=name, call_id=call_id,
-             text=_call_text(name, args), ts=when, session=session)
+             text=shell_or_json(name, args), ts=when, session=session)
     out = _result_text(tc.get("result")) or _display_text(tc.get("resultDisplay"))
     status = tc.get("status") if isinstance(tc.get("status"), str) else None
     if not out and status not in ("error", "cancelled"):
@@ -291,12 +291,6 @@ def _emit_tool_call(sink: EventSink, tc: dict[str, Any], line: int, ts: Any, ses
         is_error = False if status == "success" else None
     sink.add(line=line, role=Role.TOOL, kind=Kind.TOOL_RESULT, tool=name, call_id=call_id,
              text=out or f"[{status}]", ts=when, is_error=is_error, exit_code=code, session=session)
-
-
-def _call_text(name: str, args: Any) -> str:
-    if is_shell(name) and isinstance(args, dict) and isinstance(args.get("command"), str):
-        return str(args["command"])
-    return compact_json(args if args is not None else {})
 
 
 def _parts_text(content: Any, *, thoughts: bool = False) -> str:
@@ -395,7 +389,7 @@ def _emit_content(sink: EventSink, content: dict[str, Any], line: int, session: 
             name = str_or(fc.get("name")) or "unknown"
             sink.add(line=line, role=Role.ASSISTANT, kind=Kind.TOOL_CALL, tool=name,
                      call_id=fc.get("id") if isinstance(fc.get("id"), str) else None,
-                     text=_call_text(name, fc.get("args")), session=session)
+                     text=shell_or_json(name, fc.get("args")), session=session)
         elif isinstance(part.get("functionResponse"), dict):
             fr = part["functionResponse"]
             resp = fr.get("response")

@@ -22,8 +22,14 @@ from typing import Any
 import orjson
 
 from logsleuth.ingest.base import EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path, transcript
-from logsleuth.ingest.jsonscan import LineLedger, as_str, compact_json, exit_code_in, iter_jsonl, str_or
-from logsleuth.ingest.tools import is_shell
+from logsleuth.ingest.jsonscan import (
+    LineLedger,
+    as_str,
+    exit_code_in,
+    iter_jsonl,
+    shell_or_json,
+    str_or,
+)
 from logsleuth.model import Kind, Role, Transcript
 
 FORMAT = "gemini-stream"
@@ -131,11 +137,7 @@ class _Reader:
         call_id = str_or(rec.get("tool_id"))
         if call_id:
             self.tools[call_id] = name
-        params = rec.get("parameters")
-        if is_shell(name) and isinstance(params, dict) and isinstance(params.get("command"), str):
-            text = str(params["command"])
-        else:
-            text = compact_json(params if params is not None else {})
+        text = shell_or_json(name, rec.get("parameters"))
         self._add(n, Role.ASSISTANT, Kind.TOOL_CALL, text, ts, tool=name, call_id=call_id)
 
     def _result(self, n: int, rec: dict[str, Any], ts: Any) -> None:

@@ -17,6 +17,7 @@ from typing import IO, Any
 import orjson
 
 from logsleuth.ingest.base import EventSink, Probe, ReportBuilder, iter_lines, session_from_path, transcript
+from logsleuth.ingest.tools import is_shell
 from logsleuth.model import Transcript
 
 MAX_RECORD_BYTES = 16 * 1024 * 1024  # a JSONL record larger than this is skipped as a runaway line
@@ -339,6 +340,13 @@ def _peek_first(text: str, pos: int) -> Any:
 
 # ---------------------------------------------------------------------------------------------
 # small shared normalisers
+
+
+def shell_or_json(name: str, args: Any) -> str:
+    """A call's text: a shell tool's `command` string, else its arguments as compact JSON."""
+    if is_shell(name) and isinstance(args, dict) and isinstance(args.get("command"), str):
+        return str(args["command"])
+    return compact_json(args if args is not None else {})
 
 
 def compact_json(value: Any) -> str:

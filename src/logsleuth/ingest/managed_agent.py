@@ -22,8 +22,14 @@ from typing import Any
 import orjson
 
 from logsleuth.ingest.base import EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path, transcript
-from logsleuth.ingest.jsonscan import LineLedger, as_str, compact_json, exit_code_in, iter_jsonl, str_or
-from logsleuth.ingest.tools import is_shell
+from logsleuth.ingest.jsonscan import (
+    LineLedger,
+    as_str,
+    exit_code_in,
+    iter_jsonl,
+    shell_or_json,
+    str_or,
+)
 from logsleuth.model import Kind, Role, Transcript
 
 FORMAT = "managed-agent"
@@ -129,11 +135,7 @@ class _Reader:
         call_id = str_or(ev.get("id"))
         if call_id:
             self.tools[call_id] = name
-        args = ev.get("input")
-        if is_shell(name) and isinstance(args, dict) and isinstance(args.get("command"), str):
-            text = str(args["command"])
-        else:
-            text = compact_json(args if args is not None else {})
+        text = shell_or_json(name, ev.get("input"))
         self.sink.add(line=n, role=Role.ASSISTANT, kind=Kind.TOOL_CALL, text=text, ts=ts, tool=name, call_id=call_id)
         self.ledger.use(n)
 
