@@ -14,6 +14,7 @@ batch.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -115,15 +116,21 @@ def test_the_fourth_heldout_batch_keeps_its_score_and_stays_unseen(tmp_path: Pat
     # one record is word for word an older pattern example (torch's two-line ninja message): found at the
     # first run of this test, after the scoring; it counts in the score as scored
     assert [r["id"] for r in batch if r["text"].strip() in examples] == ["r4-ninja-unifiedparsing12"]
+    right, result = _scored(batch, tmp_path)
+    assert right / len(batch) >= HELDOUT4_FLOOR
+    assert not [p.id for p in result.outcomes if p.expected == NONE and not p.correct]
+
+
+def _scored(batch: list[dict[str, Any]], tmp_path: Path) -> tuple[int, Any]:
+    """(records right, the evaluation) of a held-out batch: an "other:" label is right when the
+    record has any finding, a labelled one when its category is named, a benign one when it has none."""
     recs = tmp_path / "r.jsonl"
     recs.write_text("".join(orjson.dumps({"id": r["id"], "log": r["text"], "category": NONE if r["label"] == "benign" else
                                           "tool_error" if r["label"].startswith("other:") else r["label"]}).decode() + "\n"
                             for r in batch))
     found = failures_by_record(read_records(str(recs)), load_library())
     result = evaluate(str(recs), load_library())
-    right = sum(bool(found[p.id]) if p.expected == "tool_error" else p.correct for p in result.outcomes)
-    assert right / len(batch) >= HELDOUT4_FLOOR
-    assert not [p.id for p in result.outcomes if p.expected == NONE and not p.correct]
+    return sum(bool(found[p.id]) if p.expected == "tool_error" else p.correct for p in result.outcomes), result
 
 
 HELDOUT_LH5 = CORPUS_DIR / "heldout_lh5.jsonl"
@@ -136,12 +143,6 @@ def test_the_local_toolchain_heldout_keeps_its_score_and_stays_unseen(tmp_path: 
     examples = {ex.text.strip() for p in load_library().patterns for ex in p.match_examples}
     assert [r["id"] for r in batch if r["text"].strip() in examples] == []
     assert {r["id"] for r in batch}.isdisjoint(r["id"] for r in _records(CORPUS))
-    recs = tmp_path / "r.jsonl"
-    recs.write_text("".join(orjson.dumps({"id": r["id"], "log": r["text"], "category": NONE if r["label"] == "benign" else
-                                          "tool_error" if r["label"].startswith("other:") else r["label"]}).decode() + "\n"
-                            for r in batch))
-    found = failures_by_record(read_records(str(recs)), load_library())
-    result = evaluate(str(recs), load_library())
-    right = sum(bool(found[p.id]) if p.expected == "tool_error" else p.correct for p in result.outcomes)
+    right, result = _scored(batch, tmp_path)
     assert right / len(batch) >= HELDOUT_LH5_FLOOR
     assert not [p.id for p in result.outcomes if p.expected == NONE and not p.correct]
