@@ -78,9 +78,10 @@ def _last_failure_that_counts(ctx: Context, finals: dict[str, Run]) -> int:
 
 
 def _of_no_goal_target(ctx: Context, seq: int) -> bool:
-    """The output at `seq` is of a run that runs none of the goal targets."""
-    run = next((r for r in ctx.graph.runs if seq in (r.seq, r.result_seq)), None)
-    return run is not None and not any(t.name in ctx.goal for t in run.targets)
+    """The output at `seq` is of a call whose runs run none of the goal targets (every run of the
+    call, not the first: `ls; make test` is two runs of one call)."""
+    runs = [r for r in ctx.graph.runs if seq in (r.seq, r.result_seq)]
+    return bool(runs) and not any(t.name in ctx.goal for r in runs for t in r.targets)
 
 
 def _reported_run(ctx: Context, seq: int) -> Run | None:
