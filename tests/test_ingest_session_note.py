@@ -35,7 +35,7 @@ def test_note_names_the_session_and_how_to_pick_another(two_sessions: Path,
     (note,) = _notes(err)
     first = f"{two_sessions.name.removesuffix('.md')}@{starts[0][0]}T{starts[0][1]}"
     assert note == (
-        f"logsleuth: note: {two_sessions} holds 2 sessions; analysed {first} (the largest, 13 events); "
+        f"logsleuth: note: {two_sessions} holds 2 sessions; analysed {first} (the largest, 14 events); "
         f"pick another with --session ID (see logsleuth sessions {two_sessions})"
     )
     assert f"session `{first}`" in out  # the report covers the session the note names
@@ -66,6 +66,6 @@ def test_a_transcript_before_larger_logs(tmp_path: Path, capsys: pytest.CaptureF
     (folder / "serve.log").write_text("".join(f"2026-01-05 10:{i:02d}:00 INFO step {i}\n" for i in range(40)))
     assert main(["analyze", str(folder)]) == 0
     (note,) = _notes(capsys.readouterr().err)
-    assert "holds 2 sessions; analysed .aider.chat.history@2026-01-05T10:00:00 (the transcript with the most events, 13;" in note
+    assert "holds 2 sessions; analysed .aider.chat.history@2026-01-05T10:00:00 (the transcript with the most events, 14;" in note
     assert note.endswith("larger ones are plain logs); pick another with --session ID "
                          f"(see logsleuth sessions {folder})")

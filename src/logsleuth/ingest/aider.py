@@ -43,11 +43,15 @@ _RUNNING = "Running "
 _LINT_RUN = "## Running: "
 # a fence line: its character and length (CommonMark: a fence closes with at least as many of the
 # same character and nothing after them; ```` opens an edit block that may hold ``` lines)
+_SLASH = re.compile(r"#### /(?:undo|git|run|test|lint|add|drop|clear|reset|chat-mode|model|ask|code|architect|"
+                    r"exit|quit|tokens|diff|commit|read-only|web|paste|voice|help|settings|context|edit|load|save)\b")
+_TOKENS = re.compile(r"> Tokens: [\d.,]+k? sent, [\d.,]+k? received")
 _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 # aider's own lines (prompts, hints, accounting): never part of a command's output
 _AIDER_UI = re.compile(
     r"^(?:Tokens: [\d.,]+k? sent|Applied edit to |Commit [0-9a-f]{7,} |You can use /undo to undo"
-    r"|Add (?:file|command output|URL) to the chat\?|Added \d+ lines? of output to the chat"
+    r"|Add (?:file|command output|URL) to the chat\?|Add [\d.,]+k? tokens of command output to the chat\?"
+    r"|Please answer with one of: |Added \d+ lines? of output to the chat"
     r"|Run shell commands?\?|Attempt to fix (?:lint|test) errors\?|Fix any errors below, if possible"
     r"|Only \d+ reflections allowed|\^C again to exit|Added .* to the chat|Did not apply edit to "
     r"|Create new file\?|Allow edits to file|Edit the files\?|Cost: \$|Undid |Removed .* from the chat"
@@ -110,6 +114,10 @@ class _Reader:
         except UnicodeDecodeError as exc:
             self.report.skip(n, f"invalid UTF-8 at byte {exc.start}")
             return
+        if self.fences and (_TOKENS.match(line) or _SLASH.match(line)):
+            # aider's token count follows a reply, and a typed aider command starts a turn: a reply
+            # cut off inside a fence (^C) has ended
+            self.fences.clear()
         if line.startswith("# aider chat started at "):
             self._flush()
             self._header(n, line)
@@ -206,7 +214,7 @@ class _Reader:
         exit_code: int | None = None,
         is_error: bool | None = None,
     ) -> None:
-        if text:
+        if text or kind is Kind.TOOL_RESULT:  # a command that printed nothing still answered its call
             ts = self.typed if role is Role.USER else None
             self.sink.add(line=line, role=role, kind=kind, text=text, session=self.session, tool=tool,
                           call_id=call_id, exit_code=exit_code, is_error=is_error, ts=ts)

@@ -6,7 +6,7 @@ tool_calls: [{id, function: {name, arguments}}], tool_call_id, name, reasoning_c
 parts are `{type: text|input_text|output_text, text}` (images and other media are left out).
 Anthropic Messages-API blocks are read too: `tool_use` / `tool_result` blocks among the parts, or one
 block as the whole content object (`{"role": "assistant", "content": {"type": "tool_use", …}}`), as
-tools that convert or mirror Claude Code sessions write them.
+tools that convert or mirror Claude Code sessions write them (Engram: `tool_name`, `tool_id`, `output`).
 """
 
 from __future__ import annotations
@@ -125,13 +125,14 @@ def _emit_block(
     sink: EventSink, block: dict[str, Any], line: int, ts: Any, session: str | None, names: dict[str, str]
 ) -> None:
     """`{"type": "tool_use", id, name, input}` or `{"type": "tool_result", tool_use_id, content, is_error}`."""
-    if block["type"] == "tool_use":
-        _emit_call(sink, {"id": block.get("id"), "function": {"name": block.get("name"),
-                                                              "arguments": block.get("input")}},
+    if block["type"] == "tool_use":  # Engram's re-export names them tool_name / tool_id
+        _emit_call(sink, {"id": block.get("id", block.get("tool_id")),
+                          "function": {"name": block.get("name", block.get("tool_name")),
+                                       "arguments": block.get("input")}},
                    line, ts, session, names)
         return
-    call_id = str_or(block.get("tool_use_id")) or str_or(block.get("toolUseId"))
-    text, _ = content_text(block.get("content"))
+    call_id = str_or(block.get("tool_use_id")) or str_or(block.get("toolUseId")) or str_or(block.get("tool_id"))
+    text, _ = content_text(block.get("content", block.get("output")))
     lead = _LEADING_EXIT.match(text)  # Claude Code's Bash output starts "Exit code N"
     code = int(lead.group(1)) if lead else exit_code_in(text)
     flag = block.get("is_error", block.get("isError"))

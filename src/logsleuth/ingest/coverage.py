@@ -120,8 +120,11 @@ def _first_text(events: Any) -> str:
 
 
 # keys and values by which JSON records show they are a conversation with tools, not a plain log
+# (OpenTelemetry GenAI spans of an agent, as Cursor's hooks export them, name gen_ai.tool.* attributes
+# and carry the messages as escaped JSON)
 _TRANSCRIPT_MARKS = ('"role"', '"tool_use"', '"tool_result"', '"tool_calls"', '"tool_call_id"', '"function_call"',
-                     '"tool_name"', '"tool_use_id"', 'tool_use"', 'tool_result"')
+                     '"tool_name"', '"tool_use_id"', 'tool_use"', 'tool_result"', '"gen_ai.tool.',
+                     '"gen_ai.input.messages"', '\\"role\\"')
 
 
 def _names_tools(events: Any) -> bool:

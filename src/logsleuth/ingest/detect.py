@@ -34,6 +34,7 @@ READER_MODULES = (
     "logsleuth.ingest.gemini_stream",
     "logsleuth.ingest.managed_agent",
     "logsleuth.ingest.swe_agent",
+    "logsleuth.ingest.cline",
     "logsleuth.ingest.openai_messages",
     "logsleuth.ingest.aider",
     "logsleuth.ingest.plaintext",

@@ -6,16 +6,19 @@ by the swe-agent reader and the openai-messages reader, so a trajectory reads th
 The model writes its one command in a fenced block (```` ```bash ```` in mini-swe-agent v1,
 ```` ```mswea_bash_command ```` in v2, where `extra.actions` also holds it); the observation may be
 `<output_head>`/`<output_tail>` when long. The submit command's reply is the final diff, and a reply
-that is no observation (a format error) means the block was not run: it stays prose.
+that is no observation (a format error) means the block was not run: it stays prose. Some forks
+answer with `Observation: {'output': …, 'returncode': N}` (a Python dict's repr), as a string or
+as the text part of a list: read the same.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
 from logsleuth.ingest.base import EventSink
-from logsleuth.ingest.chat import emit_message
+from logsleuth.ingest.chat import content_text, emit_message
 from logsleuth.ingest.jsonscan import Element, LineLedger, as_str
 from logsleuth.model import Kind, Role
 
@@ -25,6 +28,7 @@ RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
 _SECTION = re.compile(r"<(output|output_head|output_tail|exception)>\n?(.*?)\n?</\1>", re.S)
 _SUBMIT = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 _TIMEOUT = "The last command <command>"
+_OBS_DICT = re.compile(r"Observation: (\{.*\})", re.S)
 
 
 def emit_messages(sink: EventSink, ledger: LineLedger, els: list[Element], session: str | None) -> None:
@@ -37,8 +41,9 @@ def emit_messages(sink: EventSink, ledger: LineLedger, els: list[Element], sessi
         msg = el.value
         ts = _ts(msg)
         content = msg.get("content")
-        if pending is not None and isinstance(content, str):  # _ran checked it is the observation
-            out, code, timed_out = _observation(content, pending[0])
+        reply = _reply_text(msg)
+        if pending is not None and reply is not None:  # _ran checked it is the observation
+            out, code, timed_out = _observation(reply, pending[0])
             sink.add(line=el.first, role=Role.TOOL, kind=Kind.TOOL_RESULT, text=out, tool="bash",
                      call_id=pending[1], exit_code=code, is_error=timed_out or (code is not None and code != 0),
                      ts=ts, session=session)
@@ -128,20 +133,44 @@ def fenced_blocks(text: str) -> list[tuple[str, str, int, int]]:
     return blocks
 
 
+def _reply_text(msg: Any) -> str | None:
+    """The text of a message that may answer a command: its string content, or its text parts."""
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if isinstance(content, str):
+        return content
+    return content_text(content)[0] if isinstance(content, list) else None
+
+
+def _observation_dict(text: str) -> dict[str, Any] | None:
+    """`Observation: {'output': …, 'returncode': N}` as the dict it prints, else None."""
+    m = _OBS_DICT.fullmatch(text.strip())
+    if not m:
+        return None
+    try:
+        value = ast.literal_eval(m.group(1))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, dict) and "returncode" in value else None
+
+
 def _ran(command: str, reply: Any) -> bool:
     """Whether the next message answers the command (an observation, a timeout, the submission)."""
-    if not isinstance(reply, dict) or not isinstance(reply.get("content"), str):
+    body = _reply_text(reply)
+    if body is None:
         return False
-    body = reply["content"]
     submitted = any(s in command for s in _SUBMIT)
     if reply.get("role") == "exit":  # v2: the submission ends the run, its reply is the exit message
         return submitted
     if reply.get("role") not in ("user", "tool"):
         return False
-    return bool(RETURNCODE.search(body)) or body.startswith(_TIMEOUT) or submitted
+    return bool(RETURNCODE.search(body)) or body.startswith(_TIMEOUT) or submitted or bool(_observation_dict(body))
 
 
 def _observation(text: str, command: str) -> tuple[str, int | None, bool]:
+    obs = _observation_dict(text)
+    if obs is not None:
+        rc = obs.get("returncode")
+        return as_str(obs.get("output", "")).strip(), rc if isinstance(rc, int) else None, False
     m = RETURNCODE.search(text)
     code = int(m.group(1)) if m else None
     sections = _SECTION.findall(text)

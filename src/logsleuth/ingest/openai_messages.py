@@ -11,6 +11,7 @@ datasets made from it) are tool calls here too, read by the same pass as the swe
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from typing import Any
 
 from logsleuth.ingest.base import EventSink, Probe, ReaderSpec
@@ -106,6 +107,13 @@ def _read_conversation(sink: EventSink, ledger: LineLedger, n: int, messages: li
 
 
 def _read_document(text: str, bad_lines: list[int], sink: EventSink, ledger: LineLedger) -> None:
+    read_document(text, bad_lines, sink, ledger)
+
+
+def read_document(text: str, bad_lines: list[int], sink: EventSink, ledger: LineLedger,
+                  prepare: Callable[[list[Element]], list[Element]] = list) -> None:
+    """A JSON document of messages; `prepare` may reshape the good messages before they are read
+    (the cline reader turns its result texts into result blocks)."""
     doc = scan_document(text, "messages")
     session = _session_of(doc.members)
     for line, reason in doc.errors:
@@ -126,7 +134,7 @@ def _read_document(text: str, bad_lines: list[int], sink: EventSink, ledger: Lin
             good.append(el)
         else:
             ledger.skip(el.first, "message is not a JSON object")
-    emit_messages(sink, ledger, good, session)
+    emit_messages(sink, ledger, prepare(good), session)
     for b in sorted(bad):
         if not ledger.is_skipped(b):
             ledger.skip(b, "invalid UTF-8")

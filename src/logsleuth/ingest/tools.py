@@ -61,6 +61,7 @@ _PROGRAMS = frozenset({
 })
 _COMMAND_KEYS = ("command", "cmd", "script", "commands", "code")
 _PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "target_file", "file", "filename", "absolute_path",
+              "absolutePath",
               "TargetFile", "dir_path", "directory", "url", "pattern", "query", "paths")
 _PATCH_KEYS = ("patch", "patchText", "patch_text", "input", "diff")
 _NEW_KEYS = ("new_string", "newString", "new_str", "new_source", "replacement", "insert_text")
@@ -68,6 +69,8 @@ _OLD_KEYS = ("old_string", "oldString", "old_str", "target", "search")
 _CONTENT_KEYS = ("content", "file_text", "contents", "text", "code", "CodeContent")
 _PATCH_START = re.compile(r"^(\*\*\* (Begin Patch|Update File|Add File)|\+\+\+ )", re.M)
 _PATCH_FILE = re.compile(r"^(\*\*\* (Update|Add|Delete) File:|\+\+\+ )", re.M)
+# Cline / aider search-replace blocks: `------- SEARCH` (or `<<<<<<< SEARCH`), old, `=======`, new, `+++++++ REPLACE`
+_SEARCH_REPLACE = re.compile(r"^(?:-{7}|<{7}) SEARCH[ \t]*\n(.*?)^={7}[ \t]*\n(.*?)^(?:\+{7}|>{7}) REPLACE", re.M | re.S)
 _PATH_IN_TEXT = re.compile(r'"(?:file_path|filePath|path|notebook_path)"\s*:\s*"((?:[^"\\]|\\.)*)"')
 
 
@@ -206,6 +209,9 @@ def _edit_summary(name: str, sub: str, data: dict[str, Any]) -> str:
         return f"edit +{plus} -{minus} lines"
     new = _first_any(data, _NEW_KEYS)
     old = _first_any(data, _OLD_KEYS)
+    diff = data.get("diff")
+    if new is None and old is None and isinstance(diff, str) and _SEARCH_REPLACE.search(diff):
+        new, old = _search_replace_texts(diff)
     if new is not None or old is not None:
         return f"edit +{_lines(new)} -{_lines(old)} lines"
     content = _first_any(data, _CONTENT_KEYS)
@@ -248,6 +254,12 @@ def patch_summary(patch: str) -> list[tuple[str, str]]:
     return out
 
 
+def _search_replace_texts(diff: str) -> tuple[str, str]:
+    """(text added, text removed) by the search-replace blocks of one diff."""
+    blocks = _SEARCH_REPLACE.findall(diff)
+    return "".join(new for _, new in blocks).rstrip("\n"), "".join(old for old, _ in blocks).rstrip("\n")
+
+
 def edit_texts(raw: str) -> tuple[str, str]:
     """(text added, text removed) by an edit as issued: an edit tool's JSON (one edit, a list of
     edits, a whole file written), a patch (`+`/`-` lines), else the text itself as added text
@@ -263,7 +275,7 @@ def edit_texts(raw: str) -> tuple[str, str]:
             old = _first_any(e, _OLD_KEYS)
             patch = _first_any(e, ("patch", "patchText", "input", "diff"))
             if isinstance(patch, str) and new is None:
-                a, r = _patch_texts(patch)
+                a, r = _search_replace_texts(patch) if _SEARCH_REPLACE.search(patch) else _patch_texts(patch)
                 added.append(a)
                 removed.append(r)
             added.append(str(new or ""))
