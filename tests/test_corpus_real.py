@@ -147,11 +147,11 @@ def test_the_local_toolchain_heldout_keeps_its_score_and_stays_unseen(tmp_path: 
 
 
 HELDOUT5 = CORPUS_DIR / "heldout5_batch.jsonl"
-HELDOUT5_FLOOR = 0.86  # 162/188 = 0.862 at its one scoring (9b93226; heldout5_README.md)
+HELDOUT5_FLOOR = 0.93  # 0.862 at its one scoring (9b93226); spent, 0.936 after its silent families were fixed
 
 
 def test_the_fifth_batch_keeps_its_score(tmp_path: Path) -> None:
-    """Scored once; the floor guards it from falling, and no benign text is flagged."""
+    """Scored once, then spent; the floor guards what it taught, and no benign text is flagged."""
     batch = _records(HELDOUT5)
     right, result = _scored(batch, tmp_path)
     assert right / len(batch) >= HELDOUT5_FLOOR
