@@ -10,25 +10,33 @@ results counted.
 
 Per file: the format detection picked (no --format) and the one the file is; tool calls, results and
 results paired to a call by id, read against counts.json; results read with no text where the file
-holds text; lines unread; and what `logsleuth events FILE` says on stderr. Run from the repository
-root: `PYTHONPATH=src .venv/bin/python tests/real_readers2/score.py [--json]`.
+holds text; lines unread; and what `logsleuth events FILE` says on stderr (counted by
+tests/real_readers2/score.py's functions, loaded from there). `--json` prints the rows.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
-
-import polars as pl
-
-from logsleuth import ingest
 
 HERE = Path(sys.argv[1]) if len(sys.argv) > 1 and not sys.argv[1].startswith("-") else Path(__file__).parent
 COUNTS = Path(__file__).parent / "counts.json"
 REPO = Path(__file__).resolve().parents[2]
+
+
+def _batch2_scorer():  # type: ignore[no-untyped-def]
+    """tests/real_readers2/score.py: its counting of what logsleuth read serves this batch too."""
+    spec = importlib.util.spec_from_file_location("readers2_score", REPO / "tests" / "real_readers2" / "score.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_B2 = _batch2_scorer()
+read_counts, cli_stderr = _B2.read_counts, _B2.cli_stderr
 # the format each folder's file is, from its source (a role/content history may be read by either
 # reader of that shape)
 FORMATS = {
@@ -51,39 +59,6 @@ def expected_formats(name: str) -> tuple[str, ...]:
         if folder.startswith(prefix):
             return FORMATS[prefix]
     raise KeyError(folder)
-
-
-def read_counts(path: Path) -> dict[str, object]:
-    t = ingest.read(str(path))
-    ev = t.events
-    kind = pl.col("kind").cast(pl.Utf8)
-    calls = ev.filter(kind == "tool_call")
-    results = ev.filter(kind == "tool_result")
-    ids = set(calls.get_column("call_id").drop_nulls().to_list())
-    paired = results.filter(pl.col("call_id").is_in(list(ids))).height if ids else 0
-    # a reader's marker for an output the file leaves empty ("[success]", "[no output]") is not text
-    text = pl.col("text").fill_null("").str.strip_chars()
-    with_text = results.filter((text != "") & ~text.str.contains(r"^\[[a-z _-]+\]$")).height
-    users = ev.filter((pl.col("role").cast(pl.Utf8) == "user") & (kind == "text")).height
-    return {
-        "format": t.report.format,
-        "tool_calls": calls.height,
-        "tool_results": results.height,
-        "paired": paired,
-        "results_with_text": with_text,
-        "user_turns": users,
-        "unread": len(t.report.skipped),
-        "lines": t.report.lines,
-    }
-
-
-def cli_stderr(path: Path) -> str:
-    env = dict(os.environ, PYTHONPATH=os.environ.get("PYTHONPATH") or str(REPO / "src"))
-    out = subprocess.run(
-        [sys.executable, "-m", "logsleuth", "events", str(path), "-O", "json"],
-        capture_output=True, text=True, env=env, check=False,
-    )
-    return " ".join(line for line in out.stderr.splitlines() if line.strip())[:160]
 
 
 def score(name: str, want: dict[str, int]) -> dict[str, object]:
