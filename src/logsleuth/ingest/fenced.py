@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from typing import Any
 
 from logsleuth.ingest.base import EventSink
@@ -141,6 +142,7 @@ def _reply_text(msg: Any) -> str | None:
     return content_text(content)[0] if isinstance(content, list) else None
 
 
+@lru_cache(maxsize=2)  # _ran parses the next message's reply, then _observation the same text
 def _observation_dict(text: str) -> dict[str, Any] | None:
     """`Observation: {'output': …, 'returncode': N}` as the dict it prints, else None."""
     m = _OBS_DICT.fullmatch(text.strip())
