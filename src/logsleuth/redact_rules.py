@@ -94,7 +94,9 @@ _CONT = r"(?:[ \t]*\\[ \t]*\r?\n)?"  # a shell line continuation after `=`: `exp
 _SUB = r"""(?:\\?["']\]|\\?["']?)"""  # the name's closing quote, or `"]` of a subscript (never a placeholder's `]`)
 _SEP = rf"(?:{_SUB}\s*(?:={_CONT}|:[ \t])\s*{_Q}|\\?[\"']\s*,\s*\\?[\"'])"
 _SEP_LOWER = rf"{_SUB}\s*(?:=>|[:=]){_CONT}\s*{_Q}"  # `=>`: a Ruby hash
-_VALUE = rf"(?P<s>{_NOT_DONE}(?:(?<=\")[^\"\\\n]+(?=\\?\")|(?<=')[^'\\\n]+(?=')|[^\s'\"\\,;]+))"
+# an escaped character other than the quote stays inside a quoted value: ending it at the backslash
+# left `"abc\ "` half-masked and a second pass then masked the rest (not idempotent)
+_VALUE = rf"(?P<s>{_NOT_DONE}(?:(?<=\")(?:[^\"\\\n]|\\[^\"\n])+(?=\\?\")|(?<=')(?:[^'\\\n]|\\[^'\n])+(?=')|[^\s'\"\\,;]+))"
 # (kind, name, strong): `strong` for names that also hold plain words (`SORT_KEY=created_at`)
 _ASSIGN_UPPER = (  # environment variables: HF_TOKEN=…, DB_PASS=…, OPENAI_API_KEY: …
     ("password", r"PASS(?:(?<=_PASS)|W(?:OR)?D)", False),
