@@ -25,7 +25,7 @@ from logsleuth.library import load_library
 CORPUS_DIR = Path(__file__).parent / "corpus"
 CORPUS = CORPUS_DIR / "real_errors.jsonl"
 HELDOUT = CORPUS_DIR / "heldout.jsonl"
-FLOOR = 0.998  # real_errors.jsonl: 743/744 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
+FLOOR = 0.998  # real_errors.jsonl: 823/824 (miss: pnpm ELIFECYCLE, which also ends a failing `pnpm run`)
 HELDOUT_FLOOR = 0.97  # heldout.jsonl (round 5 batch), held out: 75/77 = 0.974 at its first and only scoring
 # (tests/corpus/README.md); no pattern was written from it
 HELDOUT_RECALL = CORPUS_DIR / "heldout_recall.jsonl"
@@ -62,8 +62,9 @@ def test_every_record_has_a_source() -> None:
     assert len({r["id"] for r in recs}) == len(recs)
     for r in recs:
         assert r["log"].strip() and r["category"], r["id"]
-        # a thread or a repository file on GitHub, a documentation page (its address), or a command run here
-        assert r["source"].startswith(("https://", "command: ")), r["id"]
+        # a thread or a repository file on GitHub, a documentation page (its address), a command run here,
+        # or a case of bench/gpu_harvest.py run on the lent H100
+        assert r["source"].startswith(("https://", "command: ", "H100, ")), r["id"]
     assert sum(r["category"] == NONE for r in recs) >= MIN_BENIGN
     assert len({r["category"] for r in recs} - {NONE}) >= MIN_CATEGORIES
 

@@ -103,3 +103,50 @@ def read(path: str) -> tuple[dict, list[tuple]]:
                 if sess is not None:
                     by_session[sess] = c
     return meta, turns
+
+
+_EXIT = re.compile(r"^Exit code (-?\d+)\n")
+
+
+def read_claude(path: str) -> tuple[dict, list[tuple]]:
+    """The same turns from a Claude Code JSONL written by the recorder's `rec` (Bash tool calls; a failed
+    call's result starts with `Exit code N`, which becomes the exit code and leaves the output)."""
+    meta: dict = {}
+    turns: list[tuple] = []
+    calls: dict[str, dict] = {}
+    with open(path, encoding="utf-8") as f:
+        for raw in f:
+            if not raw.strip():
+                continue
+            rec = json.loads(raw)
+            ts = rec.get("timestamp")
+            meta.setdefault("cwd", rec.get("cwd"))
+            meta.setdefault("timestamp", ts)
+            content = (rec.get("message") or {}).get("content")
+            if rec.get("type") == "user" and isinstance(content, str):
+                turns.append(("user", content, ts))
+                continue
+            for block in content if isinstance(content, list) else []:
+                kind = block.get("type")
+                if kind == "text":
+                    turns.append(("assistant", block.get("text", ""), ts))
+                elif kind == "thinking":
+                    turns.append(("reasoning", block.get("thinking", ""), ts))
+                elif kind == "tool_use":
+                    c = {"cmd": (block.get("input") or {}).get("command", ""), "workdir": rec.get("cwd"),
+                         "output": "", "exit": None, "start": ts, "end": ts, "call_id": block.get("id")}
+                    calls[block["id"]] = c
+                    turns.append(("cmd", c, ts))
+                elif kind == "tool_result" and block.get("tool_use_id") in calls:
+                    c = calls[block["tool_use_id"]]
+                    text = block.get("content") or ""
+                    m = _EXIT.match(text) if block.get("is_error") else None
+                    c["output"], c["exit"], c["end"] = (text[m.end():], int(m.group(1)), ts) if m else (text, 0, ts)
+    return meta, turns
+
+
+def read_any(path: str) -> tuple[dict, list[tuple]]:
+    """A Codex rollout or the recorder's Claude Code JSONL, told apart by the first record."""
+    with open(path, encoding="utf-8") as f:
+        first = json.loads(f.readline())
+    return read_claude(path) if "sessionId" in first and "message" in first else read(path)

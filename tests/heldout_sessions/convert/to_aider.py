@@ -23,7 +23,7 @@ import sys
 from datetime import datetime
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _rollout import read
+from _rollout import read_any as read
 
 
 def quote(lines: list[str]) -> list[str]:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Codex rollout JSONL -> one opencode session as `opencode export <sessionID>` JSON.
+"""Codex rollout JSONL (or the recorder's Claude Code JSONL) -> one opencode session as `opencode export <sessionID>` JSON.
 
 Shape (opencode MessageV2, see SOURCES.txt): pretty-printed
   {"info": <Session.Info>, "messages": [{"info": <User|Assistant>, "parts": [<Part>...]}]}
@@ -24,7 +24,7 @@ import string
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _rollout import read, ts_ms
+from _rollout import read_any as read, ts_ms
 
 B62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 _counter = 0
