@@ -24,7 +24,8 @@ import string
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _rollout import read_any as read, ts_ms
+from _rollout import read_any as read
+from _rollout import ts_ms
 
 B62 = string.digits + string.ascii_uppercase + string.ascii_lowercase
 _counter = 0
