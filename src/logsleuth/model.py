@@ -207,6 +207,7 @@ class Action:
     # the call, a shell edit's `sed -i s/old/new/` or heredoc as the actions stage reads it)
     added: str = ""
     removed: str = ""
+    scoped: bool = False  # an env assignment before a command (`X=1 make`): set for that command only
 
     def __post_init__(self) -> None:
         if not self.id:

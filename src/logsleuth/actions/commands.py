@@ -31,6 +31,7 @@ class Draft:
     launch: LaunchInfo | None = None
     added: str = ""  # an edit's text written, where the command says it (`sed s/old/new/`, a heredoc)
     removed: str = ""  # and the text it replaced
+    scoped: bool = False  # an assignment before a command (`X=1 make`): it lives in that command only
 
 
 INVESTIGATE = frozenset({
@@ -58,7 +59,7 @@ _BUILD_PROGS = frozenset({"make", "gmake", "cmake", "ninja", "bazel", "meson", "
 
 def classify(cmd: Cmd) -> list[Draft]:
     text = cmd.display()
-    out = [Draft(K.ENV_SET, k, v, text) for k, v in cmd.assigns if cmd.argv or _envish(k)]
+    out = [Draft(K.ENV_SET, k, v, text, scoped=bool(cmd.argv)) for k, v in cmd.assigns if cmd.argv or _envish(k)]
     if not cmd.argv:
         return out
     if not cmd.parsed:

@@ -78,7 +78,7 @@ def extract_actions(events: pl.DataFrame) -> list[Action]:
                 out.append(Action(d.kind, d.subject, d.value, command=d.command, added=added, removed=removed,
                                   **base))
             else:
-                out.append(Action(d.kind, d.subject, d.value, command=d.command, **base))
+                out.append(Action(d.kind, d.subject, d.value, command=d.command, scoped=d.scoped, **base))
     return out
 
 

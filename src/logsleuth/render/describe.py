@@ -43,6 +43,8 @@ _PACKAGE_VERBS = {ActionKind.INSTALL: "installed", ActionKind.UPGRADE: "upgraded
 def describe(a: Action) -> str:
     """What an action did, as a verb phrase ("pinned `nvidia-cuda-nvcc<13.1`, which installed 13.0.88")."""
     k = a.kind
+    if k is ActionKind.FILE_EDIT and a.value == "rm":  # `rm -rf /tmp/probe` removed it; "edited" was false
+        return f"removed `{a.subject}`"
     if k in _PHRASES:
         return _PHRASES[k].format(a=a)
     if k is ActionKind.ENV_SET:
