@@ -11,7 +11,7 @@ results counted.
 Per file: the format detection picked (no --format) and the one the file is; tool calls, results and
 results paired to a call by id, read against counts.json; results read with no text where the file
 holds text; lines unread; and what `logsleuth events FILE` says on stderr (counted by
-tests/real_readers2/score.py's functions, loaded from there). `--json` prints the rows.
+tests/real_readers2/score.py's functions, loaded from there, which also print the table). `--json` prints the rows.
 """
 
 from __future__ import annotations
@@ -73,22 +73,7 @@ def score(name: str, want: dict[str, int]) -> dict[str, object]:
 
 def main() -> None:
     counts = json.loads(COUNTS.read_text())
-    rows = {name: score(name, want) for name, want in counts.items()}
-    if "--json" in sys.argv:
-        json.dump(rows, sys.stdout, indent=2)
-        print()
-        return
-    print("| file | format | calls | results | paired | with text | unread/lines | stderr | exact |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for name, r in rows.items():
-        w = r["want"]
-        print(
-            f"| {name.split('/')[0]} | {r['format']} | {r['tool_calls']}/{w['tool_calls']} "
-            f"| {r['tool_results']}/{w['tool_results']} | {r['paired']}/{w['paired']} "
-            f"| {r['results_with_text']}/{w['results_with_text']} | {r['unread']}/{r['lines']} "
-            f"| {r['stderr'] or '-'} | {'yes' if r['exact'] else '**no**'} |"
-        )
-    print(f"\nexact: {sum(1 for r in rows.values() if r['exact'])} of {len(rows)}")
+    _B2.print_rows({name: score(name, want) for name, want in counts.items()})
 
 
 if __name__ == "__main__":

@@ -82,7 +82,11 @@ def score(name: str, want: dict[str, int]) -> dict[str, object]:
 
 def main() -> None:
     counts = json.loads((HERE / "counts.json").read_text())
-    rows = {name: score(name, want) for name, want in counts.items()}
+    print_rows({name: score(name, want) for name, want in counts.items()})
+
+
+def print_rows(rows: dict[str, dict[str, object]]) -> None:
+    """The scored rows as a markdown table and the count of exact ones (`--json`: the rows as JSON)."""
     if "--json" in sys.argv:
         json.dump(rows, sys.stdout, indent=2)
         print()

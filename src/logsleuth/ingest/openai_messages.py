@@ -70,7 +70,7 @@ def _foreign(members: dict[str, Any]) -> bool:
 
 
 def read(probe: Probe) -> Transcript:
-    return read_json_or_jsonl(probe, FORMAT, _is_jsonl, read_lines, _read_document)
+    return read_json_or_jsonl(probe, FORMAT, _is_jsonl, read_lines, read_document)
 
 
 def read_lines(raw: bytes, sink: EventSink, ledger: LineLedger) -> None:
@@ -104,10 +104,6 @@ def _read_conversation(sink: EventSink, ledger: LineLedger, n: int, messages: li
     emit_messages(sink, LineLedger(), els, session)
     if len(sink) > before:
         ledger.use(n)
-
-
-def _read_document(text: str, bad_lines: list[int], sink: EventSink, ledger: LineLedger) -> None:
-    read_document(text, bad_lines, sink, ledger)
 
 
 def read_document(text: str, bad_lines: list[int], sink: EventSink, ledger: LineLedger,

@@ -85,6 +85,11 @@ def lasting(a: Action, run: Run | None) -> bool:
     return a.seq != run.seq and not any(k == a.subject for k, _ in run.env)
 
 
+def gone_by_run(a: Action, run: Run | None) -> bool:
+    """An inline variable of an earlier command (`X=1 ./probe`) was gone by the passing run: not its state."""
+    return a.scoped and (run is None or a.seq not in (run.seq, run.result_seq))
+
+
 def change_of(a: Action, run: Run | None = None) -> Change:
     """The action as the state it changed."""
 

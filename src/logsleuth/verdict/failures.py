@@ -4,7 +4,7 @@ it stayed away, and why it is open when it is."""
 from __future__ import annotations
 
 from logsleuth.model import Action, Episode, Relation, Run
-from logsleuth.verdict.changes import change_of, is_change
+from logsleuth.verdict.changes import change_of, gone_by_run, is_change
 from logsleuth.verdict.context import Context
 from logsleuth.verdict.model import Change, FailureVerdict
 
@@ -44,13 +44,8 @@ def _of_log(ctx: Context, ep: Episode, success_seq: int | None) -> FailureVerdic
 
 def _changes(actions: tuple[Action, ...] | list[Action], run: Run | None, ctx: Context) -> tuple[Change, ...]:
     """The state changes among a fix's actions (a backup, a probe's variable, scratch: none)."""
-    out = {a.id: change_of(a, run) for a in actions if is_change(a, ctx.never_ran) and not _gone_with(a, run)}
+    out = {a.id: change_of(a, run) for a in actions if is_change(a, ctx.never_ran) and not gone_by_run(a, run)}
     return tuple(sorted(out.values(), key=lambda c: c.seq))
-
-
-def _gone_with(a: Action, run: Run | None) -> bool:
-    """An inline variable of an earlier command (`X=1 ./probe`) was gone by the passing run: not its state."""
-    return a.scoped and (run is None or a.seq not in (run.seq, run.result_seq))
 
 
 def _gone_by(ctx: Context, ep: Episode, at: int) -> str:
