@@ -43,7 +43,7 @@ FORMATS = {
     "aider": ("aider",),
     "claude-reliability": ("claude-code",),
     "cline": ("cline",),
-    "cursor": ("cursor-hooks",),
+    "cursor": ("agent-otel",),
     "engram": ("openai-messages",),  # a role/content log of Anthropic blocks: the messages reader's shape
     "gemini-stream": ("gemini-stream",),
     "mini": ("swe-agent",),

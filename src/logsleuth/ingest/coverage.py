@@ -185,7 +185,7 @@ def check(t: Transcript, *, strict: bool = False) -> None:
 
 def intro_notes(t: Transcript, session: str) -> list[str]:
     """Sentences for a postmortem's introduction: what was not read, and the other sessions."""
-    notes = [c.sentence() for c in under_read_quiet(t)]
+    notes = [*t.report.notes, *(c.sentence() for c in under_read_quiet(t))]
     if t.events.height:
         sessions = t.events.get_column("session").unique(maintain_order=True).to_list()
         others = [s for s in sessions if s != session]

@@ -32,6 +32,7 @@ READER_MODULES = (
     "logsleuth.ingest.opencode_events",
     "logsleuth.ingest.gemini",
     "logsleuth.ingest.gemini_stream",
+    "logsleuth.ingest.agent_otel",
     "logsleuth.ingest.managed_agent",
     "logsleuth.ingest.swe_agent",
     "logsleuth.ingest.cline",
