@@ -148,7 +148,7 @@ def test_the_local_toolchain_heldout_keeps_its_score_and_stays_unseen(tmp_path: 
 
 
 HELDOUT5 = CORPUS_DIR / "heldout5_batch.jsonl"
-HELDOUT5_FLOOR = 0.93  # 0.862 at its one scoring (9b93226); spent, 0.936 after its silent families were fixed
+HELDOUT5_FLOOR = 0.95  # 0.862 at its one scoring (9b93226); spent: 0.936 after its silent families, 0.957 after its wrong-category ones
 
 
 def test_the_fifth_batch_keeps_its_score(tmp_path: Path) -> None:
