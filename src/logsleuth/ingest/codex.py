@@ -41,6 +41,7 @@ from logsleuth.ingest.agent_jsonl import (
     type_name,
 )
 from logsleuth.ingest.base import HEAD_BYTES, EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path
+from logsleuth.ingest.codex_cells import CELL_TOOL, NESTED_PREFIX, cell_call
 from logsleuth.ingest.codex_exec import RunningCommands, poll_session, running_session
 from logsleuth.ingest.codex_turns import as_context, is_user_item, is_user_message, logs_typed_turns
 from logsleuth.ingest.tools import is_shell
@@ -245,6 +246,11 @@ class _Reader:
             if space and space.startswith("mcp__") and not name.startswith("mcp__"):
                 name = space + name if space.endswith("__") else f"{space}__{name}"
             raw = p.get("arguments") if p.get("type") == "function_call" else p.get("input")
+            cell = cell_call(raw) if name == CELL_TOOL and p.get("type") == "custom_tool_call" and isinstance(raw, str) else None
+            if cell is not None:  # a code-mode cell: read as the tool it calls
+                name, raw = cell
+            elif name == CELL_TOOL and p.get("type") == "custom_tool_call":
+                name = "exec_cell"  # JavaScript, not a command line (`exec` is a shell tool's name elsewhere)
             text = call_text(name, raw)
         if call_id:
             self._calls.add(call_id)
@@ -290,8 +296,8 @@ class _Reader:
             if t not in _END_EVENTS:
                 return []
             call_id = _str(p.get("call_id"))
-            if call_id is not None and call_id in self.mirrored:
-                return []  # its outcome reached the output item through the pre-pass
+            if call_id is not None and (call_id in self.mirrored or call_id.startswith(NESTED_PREFIX)):
+                return []  # its outcome reached the output item through the pre-pass; or a cell's own tool
             return self._end_event(t, p, base, call_id)
         if self.mode == "items":
             return []  # item_completed records carry this session's conversation
