@@ -20,7 +20,7 @@ from logsleuth.actions.shellparse import basename, commands
 from logsleuth.enums import INSTALLS, PACKAGE_CHANGES
 from logsleuth.link.constraints import request_text
 from logsleuth.link.runindex import RunIndex, scratch_only
-from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, probe_tool_missing, target_of
+from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, probe_tool_missing, target_of, undone_only
 from logsleuth.model import (
     NO_SEQ_LIMIT,
     Action,
@@ -115,7 +115,8 @@ def split_notes(
         return list(main), []
     texts = _prose(events)
     recap = _recaps(events)
-    key_in_goal = {(f.pattern, f.fingerprint) for f in main if _role_at(idx, f.seq) is RunRole.GOAL}
+    key_in_goal = {(f.pattern, f.fingerprint) for f in main
+                   if _role_at(idx, f.seq) is RunRole.GOAL and not undone_only(idx.at[f.seq])}
     keep: list[Finding] = []
     notes: list[Finding] = []
     seen: set[tuple[str, str]] = set()
@@ -127,7 +128,8 @@ def split_notes(
             note = True
         elif run is None:
             note = key in seen  # a quote of an error already in the story
-        elif run.role is RunRole.INVESTIGATION:
+        elif run.role is RunRole.INVESTIGATION or undone_only(run):
+            # an experiment the same call undid met its own conditions, not the goal's
             note = key not in key_in_goal
         elif typed_probe_missing(f, run):
             note = True

@@ -164,6 +164,40 @@ def _scratch(cmd: Cmd) -> str:
     return ""
 
 
+UNDONE = "(cleaned away in the same call)"  # Target.scratch of a build the same call deleted
+_BUILD_DIRS = frozenset({"build", "bin", "dist", "out", "_build", "target", "obj", "lib"})
+
+
+def _undone_before(cmds: Sequence[Cmd]) -> int:
+    """The index of the last command that deletes what the commands before it built (`…; make clean`,
+    `rm -rf build bin`, `rm -f` of an earlier `-o` output): a build undone in the same call leaves the
+    user nothing, so it is an experiment (nvlinkarch: `make GPU_ARCH=sm_90 && ./bin/x --selftest;
+    make clean` cleared no failure of the goal)."""
+    last = 0
+    made: set[str] = set()
+    for i, c in enumerate(cmds):
+        if i and _cleans(c, made):
+            last = i
+        made.update(c.argv[j + 1] for j, a in enumerate(c.argv[:-1]) if a == "-o")
+    return last
+
+
+def undone_only(run: Run) -> bool:
+    """Every target of the run built what the same call then deleted: an experiment."""
+    return bool(run.targets) and all(t.scratch == UNDONE for t in run.targets)
+
+
+def _cleans(c: Cmd, made: set[str]) -> bool:
+    if c.prog in ("make", "gmake") and any(a in ("clean", "distclean", "clobber", "mrproper") for a in c.argv[1:]):
+        return True
+    if c.prog != "rm":
+        return False
+    paths = [a for a in c.argv[1:] if not a.startswith("-")]
+    recursive = any(a.startswith("-") and not a.startswith("--") and "r" in a.lower() for a in c.argv[1:])
+    return bool(paths) and (any(p in made for p in paths)
+                            or (recursive and any(p.rstrip("/").rsplit("/", 1)[-1] in _BUILD_DIRS for p in paths)))
+
+
 def _test_paths(args: Sequence[str]) -> list[str]:
     paths = []
     skip = False
@@ -313,12 +347,14 @@ def classify_tool_call(call: ToolCall | None) -> tuple[RunRole, tuple[Target, ..
     env: list[tuple[str, str]] = []
     cwd: str | None = None
     fix = probe = False
-    for c in commands(payload):
+    cmds = commands(payload)
+    undone = _undone_before(cmds)
+    for i, c in enumerate(cmds):
         if _dry_run(c):
             continue
         tg = target_of(c)
         if tg is not None:
-            targets.append(replace(tg, argv=c.argv, scratch=_scratch(c)))
+            targets.append(replace(tg, argv=c.argv, scratch=_scratch(c) or (UNDONE if undone and i <= undone else "")))
             env.extend(c.assigns)
             cwd = cwd or c.cwd
             continue

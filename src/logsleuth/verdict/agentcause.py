@@ -30,7 +30,8 @@ _OTHER_HEAD = re.compile(r"\b(?:fix(?:ed|es)?|chang\w*|tried|didn'?t|did not|nex
 # a plain "Xxx:" opening a line is a heading only when it names a part a reader knows (else it is prose)
 _NEUTRAL_HEAD = re.compile(r"\b(?:result|summary|status|tests?|done|caveat|short version|context|background|details?)\b", re.I)
 _CAUSE_TITLE = re.compile(r"^(?:the )?(?:root[- ])?(?:cause|problem|issue|diagnosis|culprit)$", re.I)
-_MARKED = re.compile(r"^(?:the )?(?:root[- ]cause|underlying (?:cause|problem|issue)|(?:real|actual|core) (?:cause|problem|issue|culprit)|"
+_MARKED = re.compile(r"^(?:the )?(?:root[- ]cause|(?:underlying|real|actual|core|bigger|main|deeper) (?:cause|problem|issue|culprit)"
+                     r"(?: here)?(?: (?:is|was)(?: that)?)?|"
                      r"(?:the )?(?:issue|problem|cause) (?:is|was)(?: that)?|this (?:is|was) the real (?:one|problem|issue|cause))\b[ \t:—-]*+", re.I)
 # words that state a condition: a removal, a need, a lack, a clash
 _CAUSAL = re.compile(
@@ -44,7 +45,9 @@ _CAUSAL = re.compile(
 _FIX = re.compile(r"^(?:I|I'?ve|I'?d|We|We'?ve)\b|\b(?:I|we) (?:\w+ed|ran|built|made|put|set|got|went|took|kept|left|wrote|"
                   r"did|saw|split|rewrote)\b|\b(?:it'?s|is|are|was|were) now\b|^(?:It|This) also\b|(?:→|->|=>)[ \t]*+(?![\d.+-])", re.I)  # "X missing → installed Y"; "5.005 -> 5.00" is a value
 _NOW = re.compile(r"\bnow\b", re.I)
-_ADVICE = re.compile(r"\b(?:if you|you'?d|you'?ll|you (?:can|could|should|need|may|might|want)|should|would|could|worth|consider|"
+# a sentence to the user about an option's price or gain ("You lose 2.4's fix") weighs an option, not the cause
+_ADVICE = re.compile(r"\b(?:if you|you'?d|you'?ll|you (?:can|could|should|need|may|might|want|lose|get|gain|keep|end up)|"
+                     r"should|would|could|worth|consider|"
                      r"longer[- ]term|ask (?:the|for|them)|to unblock|recommend\w*|suggest\w*|please|once (?:we|you))\b|"
                      r"^\(?[a-z0-9]\)[ \t]|^(?:don'?t|do not|make sure|be sure|avoid|keep|run|use|try)\b", re.I)
 _GUESS = re.compile(r"\b(?:might|may|maybe|probably|likely|perhaps|seems?|suspect|guess|possibly|appears? to)\b", re.I)
