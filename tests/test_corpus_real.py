@@ -157,3 +157,18 @@ def test_the_fifth_batch_keeps_its_score(tmp_path: Path) -> None:
     right, result = _scored(batch, tmp_path)
     assert right / len(batch) >= HELDOUT5_FLOOR
     assert not [p.id for p in result.outcomes if p.expected == NONE and not p.correct]
+
+
+HELDOUT6 = CORPUS_DIR / "heldout6_batch.jsonl"
+HELDOUT6_FLOOR = 0.95  # 0.863 at its one scoring (415367c); spent, 0.953 after its silent families were fixed
+HELDOUT6_BENIGN_FLAGGED = {"b6a-023", "b6a-113"}  # a quoted source line of a gcc note; inductor's autotune W-lines
+
+
+def test_the_sixth_batch_keeps_its_score(tmp_path: Path) -> None:
+    """Scored once, then spent; the floor guards what it taught, and no other benign text is flagged."""
+    batch = _records(HELDOUT6)
+    right, result = _scored(batch, tmp_path)
+    assert right / len(batch) >= HELDOUT6_FLOOR
+    flagged = {p.id for p in result.outcomes if p.expected == NONE and not p.correct}
+    assert flagged <= HELDOUT6_BENIGN_FLAGGED
+
