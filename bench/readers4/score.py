@@ -77,7 +77,7 @@ def main() -> None:
     for name, r in rows.items():
         w = r["want"]
         cells = " ".join(f"{k}={r[k]}/{w[k]}" for k in w)
-        print(f"{name:18s} {str(r['format']):16s} {cells} unread={r['unread']}/{r['lines']} exact={r['exact']}")
+        print(f"{name:18s} {r['format']!s:16s} {cells} unread={r['unread']}/{r['lines']} exact={r['exact']}")
         if r["stderr"]:
             print(f"{'':18s} stderr: {str(r['stderr'])[:200]}")
     print(f"exact (calls, results, paired, with text, user turns; right reader): {sum(r['exact'] for r in rows.values())} of {len(rows)}")

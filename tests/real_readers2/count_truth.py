@@ -24,7 +24,8 @@ own structure:
   each of tool_call_ids); user turns are user messages that are not tool observations.
 - aider chat history: user turns are runs of `#### ` lines; calls are user commands that run
   something (`/run`, `/test`, `/git`, `/lint`, `!`), `> Running cmd` lines and "I ran this command"
-  messages; results the output that follows each (counted as one per call here).
+  messages; results the output that follows each (counted as one per call here). A suggested command
+  the user declined (`> Run shell command? … [Yes]: n`) is a call with no result.
 """
 
 from __future__ import annotations
@@ -133,19 +134,24 @@ def messages(msgs: list[dict]) -> dict[str, int]:
 
 
 RUN = re.compile(r"^#### (?:/(?:run|test|git|lint)\b|!)")
+# a command the model suggested that the user declined: a call with no result (the rule of
+# bench/readers4/count_truth.py, adopted here on 2026-12-07 so both batches count aider alike)
+DECLINED = re.compile(r"^> Run shell commands?\? \(Y\)es/\(N\)o.*\]: n$")
 
 
 def aider(text: str) -> dict[str, int]:
     lines = text.splitlines()
-    users = calls = 0
+    users = calls = declined = 0
     prev_user = False
     for line in lines:
         is_user = line.startswith("#### ")
         users += is_user and not prev_user
         prev_user = is_user
         calls += bool(RUN.match(line)) or line.startswith("> Running ") or line.startswith("#### I ran this command:")
+        declined += bool(DECLINED.match(line.rstrip()))
     ids = [str(i) for i in range(calls)]
-    return row(len(lines), ids, [(i, True) for i in ids], users)
+    never_ran = [f"declined-{i}" for i in range(declined)]
+    return row(len(lines), ids + never_ran, [(i, True) for i in ids], users)
 
 
 def count(path: Path) -> dict[str, int]:

@@ -151,6 +151,8 @@ def block_text(value: Any) -> str:
                 parts.append(block)
             elif isinstance(block, dict) and isinstance(block.get("text"), str):
                 parts.append(block["text"])
+            elif isinstance(block, dict) and block.get("type") == "tool_reference" and isinstance(block.get("tool_name"), str):
+                parts.append(f"tool: {block['tool_name']}")  # ToolSearch's answer (Claude Code 2.1): the tool it loaded
         return "\n".join(parts)
     if isinstance(value, dict) and isinstance(value.get("text"), str):
         return str(value["text"])

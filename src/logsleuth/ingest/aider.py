@@ -45,6 +45,11 @@ _LINT_RUN = "## Running: "
 # same character and nothing after them; ```` opens an edit block that may hold ``` lines)
 _SLASH = re.compile(r"#### /(?:undo|git|run|test|lint|add|drop|clear|reset|chat-mode|model|ask|code|architect|"
                     r"exit|quit|tokens|diff|commit|read-only|web|paste|voice|help|settings|context|edit|load|save)\b")
+# a mode switch with its message (`/code make it faster`): aider then logs the message again as a turn
+_MODE_MESSAGE = re.compile(r"\A/(?:code|ask|architect|context|help)\b[ \t]*\n?(?P<msg>\S.*)\Z", re.S)
+# aider asks before it runs the commands the model suggested; `n` declines (the commands never ran)
+_DECLINED = re.compile(r"^Run shell commands?\? \(Y\)es/\(N\)o.*\]: n$")
+_SHELL_FENCE = re.compile(r"^ {0,3}```(?:bash|sh|shell|console|zsh)?[ \t]*\n(?P<body>.*?)\n {0,3}```", re.S | re.M)
 _TOKENS = re.compile(r"> Tokens: [\d.,]+k? sent, [\d.,]+k? received")
 _FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 # aider's own lines (prompts, hints, accounting): never part of a command's output
@@ -96,6 +101,8 @@ class _Reader:
         self.trailing_blank = 0  # blank lines held back at the end of an assistant block
         self.fences: list[str] = []  # the open fences of the model's reply (``` or ```` or ~~~), nested
         self.pending: tuple[str, str] | None = None  # (tool, call_id) awaiting its `>` output
+        self.last_shell = ""  # the last shell block of the model's last reply (what aider offers to run)
+        self.relog = ""  # the message of a `/code msg` / `/ask msg`, which aider logs again on its own
         # aider's input history beside the chat history: when each user input was typed
         self.inputs = input_history(probe)
         self.next_input = 0
@@ -114,9 +121,11 @@ class _Reader:
         except UnicodeDecodeError as exc:
             self.report.skip(n, f"invalid UTF-8 at byte {exc.start}")
             return
-        if self.fences and (_TOKENS.match(line) or _SLASH.match(line)):
+        if self.fences and (_TOKENS.match(line) or _SLASH.match(line)
+                            or (line.startswith("#### ") and self.trailing_blank >= 2)):
             # aider's token count follows a reply, and a typed aider command starts a turn: a reply
-            # cut off inside a fence (^C) has ended
+            # cut off inside a fence (^C) has ended; so has one where aider logged the next input after
+            # two blank lines (a heading inside a code block has no such gap: readers4 aider-metrics)
             self.fences.clear()
         if line.startswith("# aider chat started at "):
             self._flush()
@@ -196,7 +205,10 @@ class _Reader:
         elif block.kind == "tool":
             self._tool(block, pending)
         else:
-            self._emit(block.first, Role.ASSISTANT, Kind.TEXT, block.text())
+            text = block.text()
+            self._emit(block.first, Role.ASSISTANT, Kind.TEXT, text)
+            shells = _SHELL_FENCE.findall(text)
+            self.last_shell = shells[-1].strip() if shells else ""
         counted = len(block.lines)  # interior blank lines of a reply were added as (0, "")
         if len(self.sink) > before:
             self.report.used += counted
@@ -252,6 +264,16 @@ class _Reader:
                        call_id=call_id)
             self.pending = (tool, call_id)
             return
+        relog, self.relog = self.relog, ""
+        if relog and " ".join(text.split()) == relog:
+            return  # aider logging again the message of the `/code msg` just above: one turn
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        if lines and all(ln.lstrip().startswith("/") for ln in lines):
+            self._emit(block.first, Role.SYSTEM, Kind.TEXT, text)  # `/model x`, `/ask`: aider's settings, no turn
+            return
+        mode = _MODE_MESSAGE.match(text)
+        if mode is not None:
+            self.relog = " ".join(mode.group("msg").split())
         self._emit(block.first, Role.USER, Kind.TEXT, text)
 
     def _tool(self, block: _Block, pending: tuple[str, str] | None) -> None:
@@ -266,11 +288,31 @@ class _Reader:
             if body:
                 self._emit(next(n for n, t in rest if t.strip()), Role.SYSTEM, Kind.TEXT, body)
             return
+        lines = list(block.lines)
+        while True:
+            found = next((i for i, (_, t) in enumerate(lines) if _DECLINED.match(t.strip())), None)
+            if found is None:
+                break
+            cut = asked = found
+            while asked > 0 and lines[asked - 1][1].strip() and not _AIDER_UI.match(lines[asked - 1][1].strip()):
+                asked -= 1  # the command lines aider quoted above its question
+            self._tool_lines(lines[:asked])
+            command = "\n".join(t.strip() for _, t in lines[asked:cut]) or self.last_shell
+            if command:  # a suggested command the user declined: a call that never ran (no result)
+                self._emit(lines[cut][0], Role.ASSISTANT, Kind.TOOL_CALL, command, tool="shell",
+                           call_id=f"aider:{lines[cut][0]}")
+            lines = lines[cut + 1:]
+        self._tool_lines(lines)
+
+    def _tool_lines(self, lines: list[tuple[int, str]]) -> None:
+        """aider's quoted lines: its own talk, and the `Running cmd` calls with their output."""
+        if not lines:
+            return
         # split at `Running cmd` lines: what precedes is aider talking, what follows is output
         segment: list[tuple[int, str]] = []
         call: tuple[int, str] | None = None
         call_lint = False
-        for n, t in [*block.lines, (0, _RUNNING)]:
+        for n, t in [*lines, (0, _RUNNING)]:
             lint = t.startswith(_LINT_RUN)  # `## Running: pylint f.py`: aider's lint/test run after an edit
             if lint:
                 t = _RUNNING + t[len(_LINT_RUN):]

@@ -98,6 +98,8 @@ class _FileReader:
         typ = rec.get("type")
         if not isinstance(typ, str):
             raise BadRecord("record without a type")
+        if typ == "attachment":
+            return self._queued(rec)
         if typ not in ("user", "assistant", "system"):
             return []  # progress, file-history-snapshot, queue-operation, summary, …
         digest = hashlib.blake2b(raw, digest_size=16).digest()
@@ -118,6 +120,19 @@ class _FileReader:
         if typ == "assistant":
             return self._assistant(rec, msg, base)
         return self._user(rec, msg, base)
+
+    def _queued(self, rec: dict[str, Any]) -> list[Event]:
+        """A prompt the user typed while the agent worked (Claude Code 2.1 keeps it only as a
+        `queued_command` attachment): a user turn; other attachments carry no conversation."""
+        att = rec.get("attachment")
+        if not isinstance(att, dict) or att.get("type") != "queued_command" or att.get("commandMode", "prompt") != "prompt":
+            return []
+        prompt = att.get("prompt")
+        text = prompt if isinstance(prompt, str) else block_text(prompt) if isinstance(prompt, list) else ""
+        if not text.strip():
+            return []
+        return [{"ts": rec.get("timestamp"), "session": self._session(rec), "role": Role.USER, "kind": Kind.TEXT,
+                 "text": text.strip()}]
 
     def _session(self, rec: dict[str, Any]) -> str:
         agent = rec.get("agentId")

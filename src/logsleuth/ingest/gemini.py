@@ -238,7 +238,7 @@ def _emit_message(sink: EventSink, msg: Any, line: int, session: str | None) -> 
     if mtype == "user":
         text = _parts_text(msg.get("displayContent")) or _parts_text(msg.get("content") or msg.get("parts"))
         if text:
-            sink.add(line=line, role=Role.USER, kind=Kind.TEXT, text=text, ts=ts, session=session)
+            sink.add(line=line, role=user_or_cli(text), kind=Kind.TEXT, text=text, ts=ts, session=session)
     elif mtype in ("gemini", "model"):  # "model": a turn written with the API's role and its `parts`
         _emit_gemini(sink, msg if msg.get("content") else {**msg, "content": msg.get("parts")}, line, ts, session)
     elif mtype in _SYSTEM_TYPES:
@@ -376,6 +376,16 @@ def _emit_entry(sink: EventSink, entry: Any, line: int, session: str | None) -> 
     return len(sink) - before
 
 
+# what gemini-cli itself puts in the user's role: the session's context at the start, and the summary
+# (`<state_snapshot>`) that replaces the history when it compresses the chat
+_CLI_CONTEXT = ("<session_context>", "<state_snapshot>")
+
+
+def user_or_cli(text: str) -> Role:
+    """The user, unless the text is context the CLI injected in the user's role."""
+    return Role.SYSTEM if text.lstrip().startswith(_CLI_CONTEXT) else Role.USER
+
+
 def _emit_content(sink: EventSink, content: dict[str, Any], line: int, session: str | None) -> None:
     speaker = Role.USER if content.get("role") == "user" else Role.ASSISTANT
     for part in content["parts"]:
@@ -383,7 +393,8 @@ def _emit_content(sink: EventSink, content: dict[str, Any], line: int, session: 
             continue
         if isinstance(part.get("text"), str) and part["text"].strip():
             kind = Kind.REASONING if part.get("thought") else Kind.TEXT
-            sink.add(line=line, role=speaker, kind=kind, text=part["text"].strip(), session=session)
+            who = user_or_cli(part["text"]) if speaker is Role.USER else speaker
+            sink.add(line=line, role=who, kind=kind, text=part["text"].strip(), session=session)
         elif isinstance(part.get("functionCall"), dict):
             fc = part["functionCall"]
             name = str_or(fc.get("name")) or "unknown"
