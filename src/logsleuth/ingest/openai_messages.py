@@ -14,6 +14,8 @@ import io
 from collections.abc import Callable
 from typing import Any
 
+import polars as pl
+
 from logsleuth.ingest.base import EventSink, Probe, ReaderSpec
 from logsleuth.ingest.chat import ROLES, call_text, content_text, emit_message, is_message
 from logsleuth.ingest.fenced import emit_messages
@@ -70,7 +72,30 @@ def _foreign(members: dict[str, Any]) -> bool:
 
 
 def read(probe: Probe) -> Transcript:
-    return read_json_or_jsonl(probe, FORMAT, _is_jsonl, read_lines, read_document)
+    t = read_json_or_jsonl(probe, FORMAT, _is_jsonl, read_lines, read_document)
+    return Transcript(pair_by_position(t.events), t.report)
+
+
+def pair_by_position(events: pl.DataFrame) -> pl.DataFrame:
+    """Calls and results that carry no id (a Replit Agent memory export: tool_calls and `role: "tool"`
+    messages without ids) paired by position: each id-less result answers the oldest id-less call of
+    its session still unanswered; both get the id `pos:<call's seq>`. Events with ids are untouched."""
+    kinds = events.get_column("kind").cast(pl.Utf8).to_list() if events.height else []
+    ids = events.get_column("call_id").to_list() if events.height else []
+    if not any(k in ("tool_call", "tool_result") and i is None for k, i in zip(kinds, ids, strict=True)):
+        return events
+    sessions, seqs = events.get_column("session").to_list(), events.get_column("seq").to_list()
+    waiting: dict[str, list[str]] = {}
+    out = list(ids)
+    for i, (kind, call_id) in enumerate(zip(kinds, ids, strict=True)):
+        if call_id is not None:
+            continue
+        if kind == "tool_call":
+            out[i] = f"pos:{seqs[i]}"
+            waiting.setdefault(sessions[i], []).append(out[i])
+        elif kind == "tool_result" and waiting.get(sessions[i]):
+            out[i] = waiting[sessions[i]].pop(0)
+    return events.with_columns(pl.Series("call_id", out, dtype=pl.Utf8))
 
 
 def read_lines(raw: bytes, sink: EventSink, ledger: LineLedger) -> None:

@@ -41,6 +41,7 @@ EDIT_TOOLS = frozenset({
     "apply_patch", "applypatch", "patch", "write_file", "replace", "create_file", "edit_file", "edit_notebook",
     "search_replace", "insert_edit_into_file", "replace_string_in_file", "write_to_file", "replace_in_file",
     "create", "str_replace", "insert", "editfile", "writefile",
+    "replace_file_content", "multi_replace_file_content",  # Google Antigravity
 })
 _LOOK_TOOLS: dict[str, ToolKind] = {
     **dict.fromkeys(("read", "read_file", "readfile", "ls", "list", "list_directory", "list_dir", "view",
@@ -64,8 +65,8 @@ _PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "target_file", "
               "absolutePath",
               "TargetFile", "dir_path", "directory", "url", "pattern", "query", "paths")
 _PATCH_KEYS = ("patch", "patchText", "patch_text", "input", "diff")
-_NEW_KEYS = ("new_string", "newString", "new_str", "new_source", "replacement", "insert_text")
-_OLD_KEYS = ("old_string", "oldString", "old_str", "target", "search")
+_NEW_KEYS = ("new_string", "newString", "new_str", "new_source", "replacement", "insert_text", "ReplacementContent")
+_OLD_KEYS = ("old_string", "oldString", "old_str", "target", "search", "TargetContent")
 _CONTENT_KEYS = ("content", "file_text", "contents", "text", "code", "CodeContent")
 _PATCH_START = re.compile(r"^(\*\*\* (Begin Patch|Update File|Add File)|\+\+\+ )", re.M)
 _PATCH_FILE = re.compile(r"^(\*\*\* (Update|Add|Delete) File:|\+\+\+ )", re.M)
