@@ -59,7 +59,10 @@ _BUILD_PROGS = frozenset({"make", "gmake", "cmake", "ninja", "bazel", "meson", "
 
 def classify(cmd: Cmd) -> list[Draft]:
     text = cmd.display()
-    out = [Draft(K.ENV_SET, k, v, text, scoped=bool(cmd.argv)) for k, v in cmd.assigns if cmd.argv or _envish(k)]
+    # `X=1 cmd` puts X in cmd's environment (scoped to it); a bare `X=1` sets a shell variable that no
+    # program sees (not exported), so it changes nothing: `H=…/cuda_runtime_api.h; grep … $H` is a probe
+    # (held-out rtskew, ccclstd: `H=…`, `I=…` named as fixes)
+    out = [Draft(K.ENV_SET, k, v, text, scoped=True) for k, v in cmd.assigns if cmd.argv]
     if not cmd.argv:
         return out
     if not cmd.parsed:
