@@ -19,7 +19,11 @@ _SKIP_FLAGS = re.compile(r"(?:^|\s)(?:-k\s+['\"]?not\b|--deselect\b|--ignore(?:-
                          r"--continue-on-collection-errors\b|--lf\b)|\|\|\s*(?:true|:)\s*$")
 # An edit that marks tests skipped or expected to fail, or relaxes the warnings/errors policy.
 _SKIP_ADDED = re.compile(r"@pytest\.mark\.(?:skip|xfail)|pytest\.(?:skip|xfail)\(|@unittest\.skip|"
-                         r"\bcontinue-on-error:\s*true|#\s*type:\s*ignore|#\s*noqa|--no-verify", re.I)
+                         r"\bcontinue-on-error:\s*true|--no-verify", re.I)
+# A linter's or type checker's finding silenced: a bend only where the goal runs that checker (held-out
+# isobuild: `# noqa: E402` beside a moved import was told "check skipped" under a goal of pip + pytest)
+_SILENCED = re.compile(r"#\s*type:\s*ignore|#\s*noqa|#\s*pylint:\s*disable|#\s*pyright:\s*ignore", re.I)
+_CHECKERS = re.compile(r"\b(?:ruff|flake8|pylint|mypy|pyright|pre-commit|pyflakes|pycodestyle|black|isort|lint)\b")
 _POLICY_REMOVED = re.compile(r"filterwarnings\s*=\s*(?:\n\s*)?error|-Werror\b|\berror::", re.I)
 # A feature turned off to get past a failure: `--disable-cuda-graph`, `--enforce-eager`, `--no-…`.
 _DISABLING = re.compile(r"^--(?:disable|no)[-_]|^--enforce[-_]eager$|^--skip[-_]")
@@ -62,7 +66,9 @@ def _skipped(acts: list[Action], success: Run) -> list[Bend]:
     for a in acts:
         if a.kind is not ActionKind.FILE_EDIT:
             continue
-        if _SKIP_ADDED.search(a.added or "") and not _SKIP_ADDED.search(a.removed or ""):
+        silenced = _CHECKERS.search(success.command) is not None and _SILENCED.search(a.added or "") \
+            and not _SILENCED.search(a.removed or "")
+        if silenced or (_SKIP_ADDED.search(a.added or "") and not _SKIP_ADDED.search(a.removed or "")):
             out.append(Bend("check skipped", f"{state_text(a)} (a test or check is skipped)", a.seq))
         elif _POLICY_REMOVED.search(a.removed or "") and not _POLICY_REMOVED.search(a.added or ""):
             out.append(Bend("check skipped", f"{state_text(a)} (warnings no longer fail the run)", a.seq))
