@@ -23,6 +23,7 @@ from logsleuth.clip import first_lines, short
 from logsleuth.enums import INSTALLS
 from logsleuth.ingest.base import harness_text
 from logsleuth.library.fact_patterns import FactLibrary, builtin_facts
+from logsleuth.link.roles import builtin_roles
 from logsleuth.model import Action, ActionKind, Finding
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ def session_facts(an: Analysis, library: FactLibrary | None = None) -> SessionFa
     )
     failed = tuple(
         Established(f"{spec_code(a.subject, a.value)} cannot be installed: {first_lines(f.text, 1)[0]}", f.seq, a.seq)
-        for a, f in an.graph.failed_attempts
+        for a, f in an.graph.failed_attempts if a.kind in INSTALLS and f.category not in builtin_roles().not_run
     )
     findings = [f for ep in an.graph.episodes for f in ep.findings]
     return SessionFacts(

@@ -25,7 +25,7 @@ own structure:
 - aider chat history: user turns are runs of `#### ` lines; calls are user commands that run
   something (`/run`, `/test`, `/git`, `/lint`, `!`), `> Running cmd` lines and "I ran this command"
   messages; results the output that follows each (counted as one per call here). A suggested command
-  the user declined (`> Run shell command? … [Yes]: n`) is a call with no result.
+  the user declined (`> Run shell command? … [Yes]: n`) is a call whose result is that answer.
 """
 
 from __future__ import annotations
@@ -134,8 +134,8 @@ def messages(msgs: list[dict]) -> dict[str, int]:
 
 
 RUN = re.compile(r"^#### (?:/(?:run|test|git|lint)\b|!)")
-# a command the model suggested that the user declined: a call with no result (the rule of
-# bench/readers4/count_truth.py, adopted here on 2026-12-07 so both batches count aider alike)
+# a command the model suggested that the user declined: a call (bench/readers4/count_truth.py's rule, adopted
+# here on 2026-12-07), answered by the user's `n` (a result, as Claude Code's rejections are)
 DECLINED = re.compile(r"^> Run shell commands?\? \(Y\)es/\(N\)o.*\]: n$")
 
 
@@ -150,8 +150,8 @@ def aider(text: str) -> dict[str, int]:
         calls += bool(RUN.match(line)) or line.startswith("> Running ") or line.startswith("#### I ran this command:")
         declined += bool(DECLINED.match(line.rstrip()))
     ids = [str(i) for i in range(calls)]
-    never_ran = [f"declined-{i}" for i in range(declined)]
-    return row(len(lines), ids + never_ran, [(i, True) for i in ids], users)
+    never_ran = [f"declined-{i}" for i in range(declined)]  # answered by the user's `n`: a result with text
+    return row(len(lines), ids + never_ran, [(i, True) for i in ids + never_ran], users)
 
 
 def count(path: Path) -> dict[str, int]:

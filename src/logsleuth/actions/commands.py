@@ -62,7 +62,8 @@ def classify(cmd: Cmd) -> list[Draft]:
     # `X=1 cmd` puts X in cmd's environment (scoped to it); a bare `X=1` sets a shell variable that no
     # program sees (not exported), so it changes nothing: `H=…/cuda_runtime_api.h; grep … $H` is a probe
     # (held-out rtskew, ccclstd: `H=…`, `I=…` named as fixes)
-    out = [Draft(K.ENV_SET, k, v, text, scoped=True) for k, v in cmd.assigns if cmd.argv]
+    # (a wrapper's own environment, `docker exec -e X=1 …`, `env X=1 …`, comes as assignments with `via` set)
+    out = [Draft(K.ENV_SET, k, v, text, scoped=True) for k, v in cmd.assigns if cmd.argv or cmd.via]
     if not cmd.argv:
         return out
     if not cmd.parsed:
@@ -71,10 +72,6 @@ def classify(cmd: Cmd) -> list[Draft]:
     if cmd.stage > 0:  # `| tail -5`, `| grep x`: filters; only a real change (`| sudo tee /etc/x`) counts
         body = [d for d in body if d.kind.is_fix]
     return out + body
-
-
-def _envish(name: str) -> bool:
-    return name.isupper() or name.startswith(("NCCL_", "CUDA", "LD_"))
 
 
 def _argv(cmd: Cmd, text: str) -> list[Draft]:

@@ -53,11 +53,17 @@ def extract_actions(events: pl.DataFrame) -> list[Action]:
     results = _Results(events)
     known: dict[tuple[str, str], str] = {}  # (session, package) -> last version seen
     launched: dict[tuple[str, str], Flags] = {}  # (session, engine) -> flags of its last launch
+    seen = _Contents()
     out: list[Action] = []
     for row in _calls(events):
         session, seq = row["session"], row["seq"]
         call = call_of(row)
         drafts = call_drafts(row["tool"], row["text"] or "", call) if call is not None else []
+        if call is not None and call.kind in (ToolKind.READ, ToolKind.SHELL):
+            got = results.get((session, row["call_id"])) or results.get((session, f"#{seq + 1}"))
+            if got is not None and got.ok is not False:
+                for path, text in _shown_files(call, row["text"] or "", got.text):
+                    seen.put(session, path, text)
         result = None
         if any(d.pkg for d in drafts):  # only package actions read the output
             result = results.get((session, row["call_id"])) or results.get((session, f"#{seq + 1}"))
@@ -75,11 +81,69 @@ def extract_actions(events: pl.DataFrame) -> list[Action]:
                 launched[key] = d.launch.flags
             elif d.kind is K.FILE_EDIT:
                 added, removed = edited_texts(call, d, row["text"] or d.command) if call is not None else ("", "")
+                if not removed and (d.value or "").startswith("write"):  # a whole file written: what it replaced
+                    removed = seen.get(session, d.subject)
+                if (d.value or "").startswith("write"):
+                    seen.put(session, d.subject, added)
                 out.append(Action(d.kind, d.subject, d.value, command=d.command, added=added, removed=removed,
                                   **base))
             else:
                 out.append(Action(d.kind, d.subject, d.value, command=d.command, scoped=d.scoped, **base))
     return out
+
+
+_READ_NUMBERS = re.compile(r"(?m)^ *\d+(?:→|\t)")  # a Read tool's line numbers (`    12→…`)
+
+
+# a file's header in a dump of several (`for f in …; do echo "=== $f"; cat $f; done`, `head a b`'s `==> a <==`)
+_DUMP_HEAD = re.compile(r"(?m)^(?:={3,}|==>|-{3,}) ?(?P<path>[\w./+-]{1,200}\.\w{1,8}) ?(?:<==|={3,}|-{3,})?[ \t]*$")
+
+
+def _shown_files(call: ToolCall, text: str, output: str) -> list[tuple[str, str]]:
+    """(path, content) of the files a call printed whole: a reader tool on one path, `cat FILE`
+    alone, or each file of a dump whose headers name them (content as the file holds it)."""
+    if call.kind is ToolKind.READ:
+        whole = len(call.paths) == 1 and '"offset"' not in text and '"limit"' not in text
+        return [(call.paths[0], _READ_NUMBERS.sub("", output))] if whole else []
+    cmds = commands(call.command or "")
+    if len(cmds) == 1 and cmds[0].prog == "cat" and len(cmds[0].argv) == 2 and not cmds[0].redirects:
+        return [(cmds[0].argv[1], output)]
+    if not any(c.prog in ("cat", "head", "tail") for c in cmds):
+        return []
+    heads = list(_DUMP_HEAD.finditer(output))
+    out = []
+    for i, m in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(output)
+        out.append((m.group("path"), _CAT_NUMBERS.sub("", output[m.end():end].strip("\n"))))
+    return out
+
+
+_CAT_NUMBERS = re.compile(r"(?m)^ {0,6}\d+\t")  # `cat -n`'s line numbers
+
+
+class _Contents:
+    """The last content of each file the session showed whole (read or written), so that a later
+    whole-file write can be told by what it changed, not by its first line (held-out depbump, numbapin,
+    warnerr: "rewrote `x.py` (write 31 lines): `\"\"\"docstring\"\"\"`")."""
+
+    def __init__(self) -> None:
+        self._text: dict[tuple[str, str], str] = {}
+
+    def put(self, session: str, path: str, text: str) -> None:
+        self._text[(session, _norm(path))] = text
+
+    def get(self, session: str, path: str) -> str:
+        want = _norm(path)
+        hit = self._text.get((session, want))
+        if hit is not None:
+            return hit
+        # the same file named relative and absolute (`src/x.py`, `/home/dev/project/src/x.py`)
+        return next((t for (s, p), t in self._text.items() if s == session and "/" in p
+                     and (want.endswith("/" + p) or p.endswith("/" + want))), "")
+
+
+def _norm(path: str) -> str:
+    return path.removeprefix("./").rstrip("/")
 
 
 def edited_texts(call: ToolCall, d: Draft, raw: str) -> tuple[str, str]:

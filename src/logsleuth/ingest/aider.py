@@ -298,9 +298,11 @@ class _Reader:
                 asked -= 1  # the command lines aider quoted above its question
             self._tool_lines(lines[:asked])
             command = "\n".join(t.strip() for _, t in lines[asked:cut]) or self.last_shell
-            if command:  # a suggested command the user declined: a call that never ran (no result)
-                self._emit(lines[cut][0], Role.ASSISTANT, Kind.TOOL_CALL, command, tool="shell",
-                           call_id=f"aider:{lines[cut][0]}")
+            if command:  # a suggested command the user declined: a call that never ran; the `n` answers it
+                call_id = f"aider:{lines[cut][0]}"
+                self._emit(lines[cut][0], Role.ASSISTANT, Kind.TOOL_CALL, command, tool="shell", call_id=call_id)
+                self._emit(lines[cut][0], Role.TOOL, Kind.TOOL_RESULT, lines[cut][1].strip(), tool="shell",
+                           call_id=call_id)
             lines = lines[cut + 1:]
         self._tool_lines(lines)
 

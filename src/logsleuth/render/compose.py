@@ -8,6 +8,7 @@ from logsleuth.actions.packages import spec_code
 from logsleuth.analysis import Analysis
 from logsleuth.facts import SessionFacts
 from logsleuth.link import action_label
+from logsleuth.link.roles import builtin_roles
 from logsleuth.render import graph as graph_render
 from logsleuth.render import refs
 from logsleuth.render.report import Report, RoadGroup, Step, TimelineRow, Unclassified
@@ -15,7 +16,7 @@ from logsleuth.render.story import Story, finding_rows
 
 TIMELINE_LIMIT = 80
 ROAD_LIMIT = 60  # steps of the road shown (a crash loop has hundreds); the timeline keeps the ends
-_ORDER = {"failure": 0, "attempt failed": 1, "fix": 2, "pivot": 3, "success": 4}
+_ORDER = {"failure": 0, "attempt failed": 1, "never ran": 1, "fix": 2, "pivot": 3, "success": 4}
 
 
 def build_report(an: Analysis, facts: SessionFacts | None = None) -> Report:
@@ -71,7 +72,8 @@ def timeline(an: Analysis) -> tuple[TimelineRow, ...]:
     for a in g.node_actions.values():
         rows.append((a.seq, "pivot" if a.id in pivots else "fix", action_label(a)))
     for a, f in g.failed_attempts:
-        rows.append((f.seq, "attempt failed", spec_code(a.subject, a.value).replace("`", "")))
+        what = "never ran" if f.category in builtin_roles().not_run else "attempt failed"
+        rows.append((f.seq, what, spec_code(a.subject, a.value).replace("`", "")))
     if g.first_success is not None:
         rows.append((g.first_success.seq, "success", an.category_title(g.first_success.category)))
     rows.sort(key=lambda r: (r[0], _ORDER[r[1]], r[2]))

@@ -24,6 +24,7 @@ from logsleuth.facts import SessionFacts, session_facts
 from logsleuth.ingest.coverage import intro_notes
 from logsleuth.link import action_label
 from logsleuth.link.constraints import blocked_by_rules
+from logsleuth.link.roles import builtin_roles
 from logsleuth.model import (
     NO_SEQ_LIMIT,
     Action,
@@ -341,7 +342,11 @@ class Story:
         hi = bisect.bisect_left(self._failed_seqs, stop, lo)
         for i in sorted(self._failed_order[lo:hi]):
             a, f = self.g.failed_attempts[i]
-            out.append(Cited(f"`{a.command}` failed {cite(f.seq)}: {first_lines(f.text, 1)[0]}", f.seq))
+            if f.category in builtin_roles().not_run:  # declined or refused: it changed nothing, it did not fail
+                out.append(Cited(f"Attempt that never ran: `{a.command}` {cite(f.seq)}: {first_lines(f.text, 1)[0]}", f.seq))
+            else:
+                out.append(Cited(f"Attempt that failed outright: `{a.command}` failed {cite(f.seq)}: "
+                                 f"{first_lines(f.text, 1)[0]}", f.seq))
         return tuple(out)
 
     def _decisive_command(self, attempts: Sequence[Action]) -> Command | None:

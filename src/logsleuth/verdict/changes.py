@@ -165,7 +165,8 @@ def edit_text(a: Action) -> str:
         telling = next((ln for ln in came if not (ln.startswith("[") and ln.endswith("]"))), came[0])
         return f"rewrote `{a.subject}` ({a.value}): `{short(telling, 60)}`"
     if gone and came:
-        return f"edited `{a.subject}`: `{short(_telling(gone), 60)}` → `{short(_telling(came), 60)}`{tail}"
+        verb = "rewrote" if (a.value or "").startswith("write") else "edited"
+        return f"{verb} `{a.subject}`: `{short(_telling(gone), 60)}` → `{short(_telling(came), 60)}`{tail}"
     if came and a.added != a.raw:
         return f"edited `{a.subject}`: added `{short(_telling(came), 70)}`{tail}"
     if gone and not came:
