@@ -615,4 +615,10 @@ def _status(
         return RunStatus.FAILED
     if err is False or code == 0 or seq in wins:
         return RunStatus.PASSED
+    if err is None and code is None and _ECHOES_STATUS.search(command):
+        # a format that keeps no exit status (aider's history): the status the agent echoed is the run's
+        # (held-out stalegen: `make test; echo make_test_rc=$?` printed 0, and the pass went unseen)
+        echoed = _ECHOED_RC.findall(output[-20_000:])
+        if echoed and all(v == "0" for v in echoed):
+            return RunStatus.PASSED
     return RunStatus.UNKNOWN
