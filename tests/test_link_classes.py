@@ -211,3 +211,17 @@ def test_the_success_shown_is_the_asked_for_target_passing() -> None:
           dataclasses.replace(_finding(8, "6 passed in 0.6s", "tests_passed", 30), severity=Severity.SUCCESS)]
     g = link(sink.frame(), [f, *ok], [_edit(3, "requirements.txt", steps[1][0])])
     assert g.first_success is not None and g.first_success.seq == 8
+
+
+def test_a_failure_in_words_the_agent_wrote_as_an_error_is_its_own_check() -> None:
+    """held-out cudahome2: the agent's new `$(error …)` in the Makefile, exercised on purpose."""
+    from logsleuth.link.resolution import _own_message
+    from logsleuth.model import Finding, Severity
+
+    line = "Makefile:14: *** nvcc not found on PATH; put the CUDA toolkit's bin/ on PATH or set CUDA_HOME.  Stop."
+    f = Finding(pattern="make-stopped", category="build_script_error", severity=Severity.ERROR, priority=5,
+                session="s", seq=30, source="", line=0, text=line, captures={}, fingerprint="x")
+    wrote = "ifeq ($(NVCC_ON_PATH),)\n    $(error nvcc not found on PATH; put the CUDA toolkit's bin/ on PATH or set CUDA_HOME)\nendif"
+    assert _own_message(f, [(20, wrote)])
+    assert not _own_message(f, [(40, wrote)])  # written after it showed
+    assert not _own_message(f, [(20, "nvcc not found on PATH; put the CUDA toolkit's bin/ on PATH")])  # not raised

@@ -111,7 +111,8 @@ def link(
                       and not is_diagnostic(a)])
     fix_seqs = [a.seq for a in fixes]  # ascending: actions are sorted by seq
     main = incidents(main, fixes, findings, log_seqs)
-    main, notes = split_notes(main, idx, events)
+    written = [(a.seq, a.added) for a in fixes if a.kind is ActionKind.FILE_EDIT and a.added]
+    main, notes = split_notes(main, idx, events, written)
     if idx.goals:
         promoted = {f.seq for f in acted_on(notes, fixes, idx)}  # a probe's failure then fixed in the project
         main = sorted((*main, *(f for f in notes if f.seq in promoted)), key=lambda f: f.seq)

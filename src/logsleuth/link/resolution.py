@@ -105,7 +105,7 @@ _PROJECT_FILE = re.compile(
 
 
 def split_notes(
-    main: Sequence[Finding], idx: RunIndex, events: pl.DataFrame
+    main: Sequence[Finding], idx: RunIndex, events: pl.DataFrame, written: Sequence[tuple[int, str]] = ()
 ) -> tuple[list[Finding], list[Finding]]:
     """(story failures, notes). Notes: failures of investigations and probes (unless a goal run shows
     the same failure), what a goal run that passed reported on its way (a fallback's "no device"),
@@ -124,7 +124,7 @@ def split_notes(
         key = (f.pattern, f.fingerprint)
         run = idx.at.get(f.seq)
         note = False
-        if f.seq in recap or _CARRIED_ON.search(f.text.split("\n", 1)[0]):
+        if f.seq in recap or _CARRIED_ON.search(f.text.split("\n", 1)[0]) or _own_message(f, written):
             note = True  # a quote of an old error; or a program saying it went on without it ("… skipped (…)")
         elif run is None:
             note = key in seen  # a quote of an error already in the story
@@ -145,6 +145,27 @@ def split_notes(
 # insufficient …)", "no usable CUDA device (…): host checks only" (held-out cmakecuda, nvlinkarch: chain steps)
 _CARRIED_ON = re.compile(r"\b(?:checks?|tests?) skipped\b|\bskipping (?:the )?(?:GPU|CUDA|device)\b|\bhost checks only\b"
                          r"|\bfalling back to (?:the )?(?:CPU|host)\b", re.I)
+
+
+def _own_message(f: Finding, written: Sequence[tuple[int, str]]) -> bool:
+    """The failure's message is one the agent itself wrote into a file before it showed (its new
+    `$(error nvcc not found on PATH …)` exercised on purpose, or the edit's own diff printed back):
+    the agent checking its error path, not the project failing (held-out cudahome2)."""
+    line = f.text.strip().split("\n", 1)[0]
+    words = line.split()
+    if len(words) < 5:
+        return False
+    before = "\n".join(m for seq, text in written if seq <= f.seq for m in _raised(text))
+    return bool(before) and any(" ".join(words[i:i + 5]) in before for i in range(len(words) - 4))
+
+
+# the messages a written file raises on purpose: make's $(error …), Python's raise/sys.exit, a shell's echo >&2
+_RAISES = re.compile(r"\$\((?:error|warning)\s+([^)\n]+)\)|\braise\s+\w+\(\s*[rfbu]?[\"']([^\"'\n]+)"
+                     r"|\bsys\.exit\(\s*[rf]?[\"']([^\"'\n]+)|\becho\s+[\"']([^\"'\n]+)[\"']\s*>&2")
+
+
+def _raised(text: str) -> list[str]:
+    return [next(g for g in m.groups() if g) for m in _RAISES.finditer(text)]
 
 
 def typed_probe_missing(f: Finding, run: Run) -> bool:
