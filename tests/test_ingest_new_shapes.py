@@ -50,3 +50,16 @@ def test_copilot_events_one_call_per_request_not_per_begin_event() -> None:
     assert got["tool_result"].height == len(completed)
     assert got["tool_call"].get_column("text")[0] == "gh issue view 147 --repo JoakimCarlsson/wasa-cli"
     assert all(t.strip() for t in got["tool_result"].get_column("text").to_list())
+
+
+def test_openhands_v1_actions_and_observations_pair_by_id_per_instance() -> None:
+    path = FIX / "openhands" / "v1-openagentsafety.jsonl"
+    instances = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    calls = sum(1 for o in instances for e in o["history"] if e["kind"] == "ActionEvent" and e.get("tool_call_id"))
+    obs = sum(1 for o in instances for e in o["history"] if e["kind"] == "ObservationEvent" and e.get("tool_call_id"))
+    t = ingest.read(str(path))
+    got = _kinds(t)
+    assert t.report.format == "openhands" and t.report.balanced and not t.report.skipped
+    assert (got["tool_call"].height, got["tool_result"].height) == (calls, obs)
+    assert set(t.events.get_column("session").to_list()) == {o["instance_id"] for o in instances}
+    assert got["tool_call"].get_column("text")[0].startswith('chat_npc "David"')

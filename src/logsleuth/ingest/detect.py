@@ -36,6 +36,8 @@ READER_MODULES = (
     "logsleuth.ingest.antigravity",
     "logsleuth.ingest.openhands",
     "logsleuth.ingest.copilot",
+    "logsleuth.ingest.pi",
+    "logsleuth.ingest.cursor",
     "logsleuth.ingest.managed_agent",
     "logsleuth.ingest.swe_agent",
     "logsleuth.ingest.cline",

@@ -378,7 +378,8 @@ def _emit_entry(sink: EventSink, entry: Any, line: int, session: str | None) -> 
 
 # what gemini-cli itself puts in the user's role: the session's context at the start, and the summary
 # (`<state_snapshot>`) that replaces the history when it compresses the chat
-_CLI_CONTEXT = ("<session_context>", "<state_snapshot>")
+# (and the notes it adds when the user leaves plan mode or it resumes a turn: readers5 gemini-finance, -axe)
+_CLI_CONTEXT = ("<session_context>", "<state_snapshot>", "User has manually exited Plan Mode", "System: Please continue")
 
 
 def user_or_cli(text: str) -> Role:

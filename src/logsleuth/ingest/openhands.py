@@ -41,12 +41,18 @@ from logsleuth.model import Kind, Role, Transcript
 FORMAT = "openhands"
 _QUIET = frozenset({"agent_state_changed", "change_agent_state", "null", "recall", "system"})
 _EXIT = re.compile(r"'exit_code': (-?\d+)")
+_V1_START = re.compile(rb'"history":\s*\[\s*\{"kind":\s*"\w+(?:Event|Observation)"')
 _HISTORY_START = re.compile(rb'"history":\s*\[\s*\{"id":\s*\d+,\s*"timestamp":\s*"[^"]*",\s*"source":\s*"(?:agent|user|environment)"')
 
 
 def is_event(rec: Any) -> bool:
     return (isinstance(rec, dict) and rec.get("source") in ("agent", "user", "environment") and "id" in rec
-            and ("action" in rec or "observation" in rec))
+            and ("action" in rec or "observation" in rec or _is_v1(rec)))
+
+
+def _is_v1(rec: Any) -> bool:
+    """An event of OpenHands V1 (the software-agent SDK): typed by `kind` (ActionEvent, ObservationEvent…)."""
+    return isinstance(rec, dict) and isinstance(rec.get("kind"), str) and rec["kind"].endswith(("Event", "Observation"))
 
 
 def sniff(probe: Probe) -> bool:
@@ -62,7 +68,8 @@ def sniff(probe: Probe) -> bool:
     try:
         rec = orjson.loads(line)
     except ValueError:  # a first line longer than the probe's head (an instance is ~200 KB): its start decides
-        return b'"instance_id"' in line[:200] and _HISTORY_START.search(line) is not None
+        return b'"instance_id"' in line[:200] and (_HISTORY_START.search(line) is not None
+                                                    or _V1_START.search(line) is not None)
     history = rec.get("history") if isinstance(rec, dict) else None
     return isinstance(history, list) and bool(history) and is_event(history[0])
 
@@ -73,6 +80,9 @@ def _emit(sink: EventSink, ev: Any, line: int, session: str, ledger: LineLedger)
         ledger.skip(line, "not an OpenHands event")
         return
     ledger.use(line)
+    if _is_v1(ev):
+        _emit_v1(sink, ev, line, session)
+        return
     meta = ev.get("tool_call_metadata") if isinstance(ev.get("tool_call_metadata"), dict) else {}
     call_id = as_str(meta.get("tool_call_id")) or None
     tool = as_str(meta.get("function_name")) or None
@@ -108,6 +118,44 @@ def _emit(sink: EventSink, ev: Any, line: int, session: str, ledger: LineLedger)
     failed = observation == "error" or (code is not None and code != 0)
     sink.add(line=line, role=Role.TOOL, kind=Kind.TOOL_RESULT, text=content, tool=tool, call_id=call_id, ts=ts,
              session=session, exit_code=code, is_error=True if failed else (False if code == 0 else None))
+
+
+_V1_RESULTS = ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation")
+
+
+def _emit_v1(sink: EventSink, ev: dict[str, Any], line: int, session: str) -> None:
+    """A V1 event: an ActionEvent is a call (its `action.command` for a shell), an Observation-,
+    AgentError- or UserRejectObservation event with a tool_call_id its result, a MessageEvent a turn."""
+    kind, ts = ev["kind"], ev.get("timestamp")
+    call_id = as_str(ev.get("tool_call_id")) or None
+    tool = as_str(ev.get("tool_name")) or None
+    if kind == "ActionEvent" and call_id is not None:
+        thought = "\n".join(as_str(t.get("text") if isinstance(t, dict) else t) for t in ev.get("thought") or []).strip()
+        if thought:
+            sink.add(line=line, role=Role.ASSISTANT, kind=Kind.REASONING, text=thought, ts=ts, session=session)
+        action = _dict(ev.get("action"))
+        args = {k: v for k, v in action.items() if k not in ("kind", "is_input", "timeout", "reset")}
+        name = tool or as_str(action.get("kind")) or "unknown"
+        sink.add(line=line, role=Role.ASSISTANT, kind=Kind.TOOL_CALL, text=shell_or_json(name, args), tool=name,
+                 call_id=call_id, ts=ts, session=session)
+    elif kind in _V1_RESULTS and call_id is not None:
+        obs = _dict(ev.get("observation"))
+        text = as_str(obs.get("output") if "output" in obs else obs.get("content", obs.get("message", ev.get("error"))))
+        code = obs.get("exit_code") if isinstance(obs.get("exit_code"), int) else None
+        failed = kind != "ObservationEvent" or bool(obs.get("error")) or (code is not None and code not in (0, -1))
+        sink.add(line=line, role=Role.TOOL, kind=Kind.TOOL_RESULT, text=text, tool=tool, call_id=call_id, ts=ts,
+                 session=session, exit_code=code, is_error=True if failed else None)
+    elif kind == "MessageEvent":
+        msg = _dict(ev.get("llm_message"))
+        parts = msg.get("content")
+        text = "\n".join(as_str(p.get("text")) for p in parts if isinstance(p, dict)) if isinstance(parts, list) else as_str(parts)
+        who = Role.USER if ev.get("source") == "user" else Role.ASSISTANT
+        if text.strip():
+            sink.add(line=line, role=who, kind=Kind.TEXT, text=text.strip(), ts=ts, session=session)
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 # what an action's args hold that is not the call's input: the harness's bookkeeping
