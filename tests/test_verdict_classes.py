@@ -82,3 +82,33 @@ def test_a_look_after_the_final_pass_and_a_probes_variable_do_not_decide_the_out
     v = _verdict("heldout4_sessions/tlsprof/session.jsonl")
     assert v.outcome is Outcome.RESOLVED and not v.bends, v.reason
     assert "GLIBC_TUNABLES" not in v.reason
+
+
+def test_a_build_the_same_call_cleans_away_is_no_fix_and_its_probe_no_step() -> None:
+    """nvlinkarch: `make GPU_ARCH=sm_90 && ./bin/x --selftest; make clean` was a diagnostic build."""
+    v = _verdict("heldout5_sessions/nvlinkarch/session.jsonl")
+    assert v.outcome is Outcome.UNRESOLVED
+    assert [f.title for f in v.failures] == ["Compiler error", "Link failed"]
+    assert not v.failures[1].fix and "sm_90 cubin" in (v.root_cause.text or "")
+
+
+def test_a_program_saying_it_skipped_its_gpu_checks_is_no_step() -> None:
+    v = _verdict("heldout5_sessions/cmakecuda/session.json")
+    assert not any("driver" in f.title.lower() for f in v.failures)
+
+
+def test_a_noqa_comment_is_no_bend_when_no_linter_is_the_goal() -> None:
+    v = _verdict("heldout5_sessions/isobuild/session.jsonl")
+    assert v.outcome is Outcome.RESOLVED and not v.bends, v.reason
+
+
+def test_an_echoed_zero_status_is_a_pass_where_the_format_keeps_none() -> None:
+    """stalegen, an aider history: `make clean && make test; echo make_test_rc=$?` printed 0."""
+    v = _verdict("heldout6_sessions/stalegen/session.md")
+    assert v.outcome is Outcome.RESOLVED
+    assert all(f.fixed for f in v.failures)
+
+
+def test_the_agents_own_error_message_exercised_on_purpose_is_no_step() -> None:
+    v = _verdict("heldout6_sessions/cudahome2/session.jsonl")
+    assert len(v.failures) == 1 and v.outcome is Outcome.RESOLVED

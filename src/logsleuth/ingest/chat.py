@@ -42,7 +42,7 @@ def is_message(value: Any) -> bool:
 
 # what an agent harness sends in the user's role when the model's reply broke its protocol (mini-swe-agent
 # v1 and v2, SWE-agent): the harness speaking, not the user (readers4: 2 and 3 such turns in two trajectories)
-_HARNESS_NAG = re.compile(r"\s*(?:No tool calls found in the response|Please always provide EXACTLY ONE action"
+_HARNESS_NAG = re.compile(r"(?:No tool calls found in the response|Please always provide EXACTLY ONE action"
                           r"|Your output was not formatted correctly|Your last output did not use any tool calls)")
 
 
@@ -74,7 +74,7 @@ def emit_message(
             sink.add(line=line, role=Role.SYSTEM, kind=Kind.TEXT, text=text, ts=ts, session=session)
     elif role == "user":
         if text:
-            who = Role.SYSTEM if _HARNESS_NAG.match(text) else Role.USER
+            who = Role.SYSTEM if _HARNESS_NAG.match(text.lstrip()) else Role.USER
             sink.add(line=line, role=who, kind=Kind.TEXT, text=text, ts=ts, session=session)
     elif role == "assistant":
         reasoning = msg.get("reasoning_content") or msg.get("reasoning")
