@@ -169,7 +169,7 @@ def build() -> History:
                 "build use your torch 2.6.0+cu124 instead of fetching some other torch into an isolated build env:\n\n"
                 "```bash\npip uninstall -y flash-attn\npip install flash-attn --no-build-isolation\n```\n\n"
                 "The build compiles ~70 CUDA files and can take a while.", "explain_abi")
-    h.quote(["Run shell commands? (Y)es/(N)o/(D)on't ask again [Yes]: n"], "declined")
+    h.declined("pip uninstall -y flash-attn\npip install flash-attn --no-build-isolation", "declined")
     h.user(OOM_PASTE, "paste_oom")
     h.assistant("The compilers were killed by the kernel's OOM killer (`Killed signal terminated program "
                 "cc1plus`, `'cicc' died due to signal 9`, and the dmesg line confirm it). torch's extension "

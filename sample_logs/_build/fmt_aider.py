@@ -77,6 +77,15 @@ class History:
             self._ev("tool", "tool_result", f"{key}:result", "\n".join(after), first + 2)
         self._blank()
 
+    def declined(self, command: str, key: str, prompt: str = "Run shell commands?") -> None:
+        """The user says no to the commands the model suggested: a call that never ran, answered by the `n`."""
+        first = len(self.lines) + 1
+        ask = f"{prompt} (Y)es/(N)o/(D)on't ask again [Yes]: n"
+        self.lines.append(f"> {ask}  ")
+        self._ev("assistant", "tool_call", f"{key}:call", command, first)
+        self._ev("tool", "tool_result", f"{key}:result", ask, first)
+        self._blank()
+
     def text(self) -> str:
         while self.lines and not self.lines[-1]:
             self.lines.pop()

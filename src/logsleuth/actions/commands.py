@@ -60,10 +60,10 @@ _BUILD_PROGS = frozenset({"make", "gmake", "cmake", "ninja", "bazel", "meson", "
 def classify(cmd: Cmd) -> list[Draft]:
     text = cmd.display()
     # `X=1 cmd` puts X in cmd's environment (scoped to it); a bare `X=1` sets a shell variable that no
-    # program sees (not exported), so it changes nothing: `H=…/cuda_runtime_api.h; grep … $H` is a probe
-    # (held-out rtskew, ccclstd: `H=…`, `I=…` named as fixes)
+    # program sees (not exported): scoped to its own call too, so never part of a later passing state
+    # (held-out rtskew, ccclstd: `H=…`, `I=…` were named as fixes), yet still a step the agent took
     # (a wrapper's own environment, `docker exec -e X=1 …`, `env X=1 …`, comes as assignments with `via` set)
-    out = [Draft(K.ENV_SET, k, v, text, scoped=True) for k, v in cmd.assigns if cmd.argv or cmd.via]
+    out = [Draft(K.ENV_SET, k, v, text, scoped=True) for k, v in cmd.assigns if cmd.argv or cmd.via or k.isupper()]
     if not cmd.argv:
         return out
     if not cmd.parsed:
