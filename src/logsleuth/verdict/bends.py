@@ -21,7 +21,7 @@ _SKIP_FLAGS = re.compile(r"(?:^|\s)(?:-k\s+['\"]?not\b|--deselect\b|--ignore(?:-
 _SKIP_ADDED = re.compile(r"@pytest\.mark\.(?:skip|xfail)|pytest\.(?:skip|xfail)\(|@unittest\.skip|"
                          r"\bcontinue-on-error:\s*true|--no-verify", re.I)
 # A linter's or type checker's finding silenced: a bend only where the goal runs that checker (held-out
-# isobuild: `# noqa: E402` beside a moved import was told "check skipped" under a goal of pip + pytest)
+# isobuild: a noqa comment for E402 beside a moved import was told "check skipped" under a goal of pip + pytest)
 _SILENCED = re.compile(r"#\s*type:\s*ignore|#\s*noqa|#\s*pylint:\s*disable|#\s*pyright:\s*ignore", re.I)
 _CHECKERS = re.compile(r"\b(?:ruff|flake8|pylint|mypy|pyright|pre-commit|pyflakes|pycodestyle|black|isort|lint)\b")
 _POLICY_REMOVED = re.compile(r"filterwarnings\s*=\s*(?:\n\s*)?error|-Werror\b|\berror::", re.I)
