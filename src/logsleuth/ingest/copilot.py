@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
-from logsleuth.ingest.base import EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path, transcript
-from logsleuth.ingest.jsonscan import LineLedger, as_str, iter_jsonl, shell_or_json, str_or
+from logsleuth.ingest.base import EventSink, Probe, ReaderSpec
+from logsleuth.ingest.jsonscan import LineLedger, as_str, read_each_jsonl, shell_or_json, str_or
 from logsleuth.model import Kind, Role, Transcript
 
 FORMAT = "copilot"
@@ -99,16 +99,7 @@ class _Reader:
 
 
 def read(probe: Probe) -> Transcript:
-    ledger = LineLedger()
-    sid = session_from_path(probe.display)
-    sink = EventSink(sid, probe.display)
-    reader = _Reader(sink, ledger, sid)
-    with probe.open() as f:
-        for n, rec in iter_jsonl(f, ledger):
-            reader.feed(n, rec)
-    report = ReportBuilder(probe.display, FORMAT)
-    ledger.apply(report)
-    return transcript(sink, report)
+    return read_each_jsonl(probe, FORMAT, lambda sink, ledger, sid: _Reader(sink, ledger, sid).feed)
 
 
 READERS = [

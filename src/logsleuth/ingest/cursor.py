@@ -9,13 +9,14 @@ Messages API writes them (text, tool_use, tool_result). What the user typed sits
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import orjson
 
-from logsleuth.ingest.base import EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path, transcript
+from logsleuth.ingest.base import EventSink, Probe, ReaderSpec
 from logsleuth.ingest.chat import content_text, emit_message
-from logsleuth.ingest.jsonscan import LineLedger, iter_jsonl
+from logsleuth.ingest.jsonscan import LineLedger, read_each_jsonl
 from logsleuth.model import Kind, Role, Transcript
 
 FORMAT = "cursor"
@@ -65,16 +66,11 @@ def _feed(sink: EventSink, ledger: LineLedger, names: dict[str, str], n: int, re
 
 
 def read(probe: Probe) -> Transcript:
-    ledger = LineLedger()
-    sid = session_from_path(probe.display)
-    sink = EventSink(sid, probe.display)
-    names: dict[str, str] = {}
-    with probe.open() as f:
-        for n, rec in iter_jsonl(f, ledger):
-            _feed(sink, ledger, names, n, rec, sid)
-    report = ReportBuilder(probe.display, FORMAT)
-    ledger.apply(report)
-    return transcript(sink, report)
+    def make_feed(sink: EventSink, ledger: LineLedger, sid: str) -> Callable[[int, Any], None]:
+        names: dict[str, str] = {}
+        return lambda n, rec: _feed(sink, ledger, names, n, rec, sid)
+
+    return read_each_jsonl(probe, FORMAT, make_feed)
 
 
 READERS = [

@@ -402,6 +402,22 @@ def looks_like_jsonl(text: str, single: Any = None) -> bool:
     return bool(parsed) and single is not None and bool(single(parsed[0]))
 
 
+def read_each_jsonl(probe: Probe, fmt: str,
+                    make_feed: Callable[[EventSink, LineLedger, str], Callable[[int, Any], None]]) -> Transcript:
+    """The frame of a reader of JSONL fed one record at a time: `make_feed(sink, ledger, session)`
+    gives the function each (line, record) goes to; the session is named from the file until a record says."""
+    ledger = LineLedger()
+    sid = session_from_path(probe.display)
+    sink = EventSink(sid, probe.display)
+    feed = make_feed(sink, ledger, sid)
+    with probe.open() as f:
+        for n, rec in iter_jsonl(f, ledger):
+            feed(n, rec)
+    report = ReportBuilder(probe.display, fmt)
+    ledger.apply(report)
+    return transcript(sink, report)
+
+
 def read_json_or_jsonl(
     probe: Probe,
     fmt: str,

@@ -14,9 +14,16 @@ from typing import Any
 
 import orjson
 
-from logsleuth.ingest.base import EventSink, Probe, ReaderSpec, ReportBuilder, session_from_path, transcript
+from logsleuth.ingest.base import EventSink, Probe, ReaderSpec
 from logsleuth.ingest.chat import content_text
-from logsleuth.ingest.jsonscan import LineLedger, as_str, exit_code_in, iter_jsonl, shell_or_json, str_or
+from logsleuth.ingest.jsonscan import (
+    LineLedger,
+    as_str,
+    exit_code_in,
+    read_each_jsonl,
+    shell_or_json,
+    str_or,
+)
 from logsleuth.model import Kind, Role, Transcript
 
 FORMAT = "pi"
@@ -89,16 +96,7 @@ class _Reader:
 
 
 def read(probe: Probe) -> Transcript:
-    ledger = LineLedger()
-    sid = session_from_path(probe.display)
-    sink = EventSink(sid, probe.display)
-    reader = _Reader(sink, ledger, sid)
-    with probe.open() as f:
-        for n, rec in iter_jsonl(f, ledger):
-            reader.feed(n, rec)
-    report = ReportBuilder(probe.display, FORMAT)
-    ledger.apply(report)
-    return transcript(sink, report)
+    return read_each_jsonl(probe, FORMAT, lambda sink, ledger, sid: _Reader(sink, ledger, sid).feed)
 
 
 READERS = [
