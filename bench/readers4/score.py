@@ -55,25 +55,28 @@ def transcript_of(folder: Path) -> Path:
     return next(p for p in sorted(folder.iterdir()) if p.name != "SOURCE.txt")
 
 
-def score(name: str, want: dict[str, int]) -> dict[str, object]:
+def score(name: str, want: dict[str, int], formats: dict[str, tuple[str, ...]] = FORMATS,
+          positional: tuple[str, ...] = POSITIONAL, orphans: dict[str, int] = ORPHANS) -> dict[str, object]:
     path = transcript_of(HERE / name)
     got = read_counts(path)
     keys = ("tool_calls", "tool_results", "paired", "results_with_text", "user_turns")
     calls_only = ("tool_calls", "tool_results", "paired", "results_with_text")  # batch 3's measure
     want = dict(want)
-    if name.startswith(POSITIONAL):  # the file holds no ids: each result answers its call by position
-        want["paired"] = want["tool_results"] - ORPHANS.get(name, 0)
-    prefix = max((p for p in FORMATS if name.startswith(p)), key=len)
-    right_format = got["format"] in FORMATS[prefix]
+    if name.startswith(positional):  # the file holds no ids: each result answers its call by position
+        want["paired"] = want["tool_results"] - orphans.get(name, 0)
+    prefix = max((p for p in formats if name.startswith(p)), key=len)
+    right_format = got["format"] in formats[prefix]
     exact = all(got[k] == want[k] for k in keys) and right_format
     calls_exact = all(got[k] == want[k] for k in calls_only) and right_format
     return {**got, "want": {k: want[k] for k in keys}, "stderr": cli_stderr(path), "exact": exact,
             "calls_exact": calls_exact}
 
 
-def main() -> None:
-    counts = json.loads(COUNTS.read_text())
-    rows = {name: score(name, want) for name, want in counts.items()}
+def main(counts_path: Path = COUNTS, formats: dict[str, tuple[str, ...]] = FORMATS,
+         positional: tuple[str, ...] = POSITIONAL, orphans: dict[str, int] = ORPHANS) -> None:
+    """Score every file of `counts_path` (another batch passes its own tables: bench/readers5/score.py)."""
+    counts = json.loads(counts_path.read_text())
+    rows = {name: score(name, want, formats, positional, orphans) for name, want in counts.items()}
     if "--json" in sys.argv:
         print(json.dumps(rows, indent=1, default=str))
         return
