@@ -4,6 +4,7 @@
     python bench/secrets_walk.py --heldout    # the 37 held-out ones (bench/secrets_heldout.py): totals only
     python bench/secrets_walk.py --heldout --names   # ... and which kinds leaked where (after the one scoring)
     python bench/secrets_walk.py --heldout2   # the 83 of bench/secrets_heldout2.py (a helper's, 2026-12-07): totals only
+    python bench/secrets_walk.py --heldout3   # the 82 of bench/secrets_heldout3.py (a helper's, 2026-12-07): totals only
 
 Each shape is planted, like tests/robustness_secrets.py plants its kinds, into every free-text
 field of a seed file of each of the 12 formats (one line of all of them after an error text, and
@@ -151,9 +152,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--heldout", action="store_true")
     ap.add_argument("--heldout2", action="store_true", help="the second held-out set (bench/secrets_heldout2.py)")
+    ap.add_argument("--heldout3", action="store_true", help="the third held-out set (bench/secrets_heldout3.py)")
     ap.add_argument("--names", action="store_true", help="name the kinds leaked (always for the fitted part)")
     args = ap.parse_args()
-    if args.heldout2:
+    if args.heldout3:
+        from secrets_heldout3 import heldout_plants as heldout3_plants
+
+        plants, other = heldout3_plants(), heldout3_plants(99)
+    elif args.heldout2:
         from secrets_heldout2 import heldout_plants as heldout2_plants
 
         plants, other = heldout2_plants(), heldout2_plants(99)
@@ -165,7 +171,7 @@ def main() -> None:
         from secret_families import shape_plants
 
         plants, other = shape_plants(), shape_plants(99)
-    names = args.names or not (args.heldout or args.heldout2)
+    names = args.names or not (args.heldout or args.heldout2 or args.heldout3)
     t0 = time.monotonic()
     got = walk(plants, probes(plants, other), say=lambda s: print(s, file=sys.stderr))
     found, seen = got["found"], got["seen"]
