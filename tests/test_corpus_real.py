@@ -172,3 +172,17 @@ def test_the_sixth_batch_keeps_its_score(tmp_path: Path) -> None:
     flagged = {p.id for p in result.outcomes if p.expected == NONE and not p.correct}
     assert flagged <= HELDOUT6_BENIGN_FLAGGED
 
+
+
+HELDOUT8 = CORPUS_DIR / "heldout8_batch.jsonl"
+# 0.822 (139/169, b8a-071 left out) at its one scoring (6509fde); spent: 0.888 (150/169) after its silent families
+HELDOUT8_FLOOR = 0.88
+HELDOUT8_LEFT_OUT = {"b8a-071"}  # its thread (openxla/xla#20803) is cited by a pattern written before the scoring
+
+
+def test_the_eighth_batch_keeps_its_score(tmp_path: Path) -> None:
+    """Scored once, then spent; the floor guards what it taught, and no benign text is flagged."""
+    batch = [r for r in _records(HELDOUT8) if r["id"] not in HELDOUT8_LEFT_OUT]
+    right, result = _scored(batch, tmp_path)
+    assert right / len(batch) >= HELDOUT8_FLOOR
+    assert not [p.id for p in result.outcomes if p.expected == NONE and not p.correct]
