@@ -70,6 +70,27 @@ def _credential_like(value: str) -> bool:
     return len(value) >= 8 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
+_DOTTED = regex.compile(r"(?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*")
+
+
+def _keyed(value: str) -> bool:
+    """A dotted value that is a credential, not a name in code (spent held-out set 2: `y0Rk.IAKZ0k3ekL9`,
+    kubeadm's `abcdef.0123456789abcdef`): 12+ characters of mixed case with 2+ digits, or a part of 12+
+    with letters and 2+ digits, or random case (`torch.float16`, `AutoModel.from_pretrained` stay)."""
+    if not _DOTTED.fullmatch(value):
+        return False
+    whole = value.replace(".", "")
+    mixed = any(c.isupper() for c in whole) and any(c.islower() for c in whole)
+    return (len(whole) >= 12 and mixed and sum(c.isdigit() for c in whole) >= 2) or any(
+        len(part) >= 12 and ((sum(c.isdigit() for c in part) >= 2 and any(c.isalpha() for c in part))
+                             or _ISOLATED_LOWER.search(part) is not None)
+        for part in value.split("."))
+
+
+# lower-case letters alone between capitals, twice (`qQjrSJSIuGYzS`): random case, not camelCase words
+_ISOLATED_LOWER = regex.compile(r"(?:^|[A-Z])[a-z](?=[A-Z]|$)[A-Za-z0-9]*?[A-Z][a-z](?=[A-Z]|$)")
+
+
 def _label(kind: str) -> str:
     return kind.replace("_", "-")
 
@@ -405,7 +426,7 @@ class Redactor:
                 if text.find("\n", start, end) < 0:  # one line left: no wrapped token here
                     return None
                 end = len(text[start:end].rstrip(" \t\r\\")) + start
-        if rule.check == "base64":
+        if rule.check in ("base64", "hex"):
             kind_checked = self._checked(rule.check, text[start:end])
             return None if kind_checked is None else (start, idx, end, kind_checked)
         if "s" not in c.rx.groupindex or m.start("s") < 0:
@@ -418,6 +439,8 @@ class Redactor:
             s_end = s_start + len(value)
             if not value or _PLACEHOLDER_TOKEN.fullmatch(value):
                 return None
+            if rule.check == "entropy" and not fam.random_looking(value):
+                return None
             if rule.check == "prose":
                 value = value.rstrip(".,;:!?")
                 s_end = s_start + len(value)
@@ -426,7 +449,7 @@ class Redactor:
             token = _token_kind(value)
             if token is not None:
                 kind = token
-            elif _NOT_SECRET.fullmatch(value) or (rule.strong and not _credential_like(value)):
+            elif (_NOT_SECRET.fullmatch(value) and not _keyed(value)) or (rule.strong and not _credential_like(value)):
                 return None
         return (s_start, idx, s_end, kind)
 
@@ -440,9 +463,9 @@ class Redactor:
                 return None
             return kind
         span = "".join(span.split())  # a wrapped blob's lines joined
-        if not any(n in span for n in fam.ENCODED_NEEDLES):
+        if not any(n in span for n in (fam.HEX_NEEDLES if check == "hex" else fam.ENCODED_NEEDLES)):
             return None
-        decoded = fam.decoded_text(span)
+        decoded = fam.decoded_hex(span) if check == "hex" else fam.decoded_text(span)
         if decoded is None:
             return None
         inner = [k for _, _, _, k in self._candidates(decoded) if k not in _NOT_IDENTIFYING]

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
+import re
+from collections import Counter
 from typing import Any
 
 _L = r"(?<![A-Za-z0-9_\]])"
@@ -106,7 +109,7 @@ CONTEXT: list[dict[str, Any]] = [
     # "my password, for the record, is X", "creds are admin:X"
     {"kind": "password",
      "pattern": r"\b(?:password|passphrase|passcode|passwd|pwd|token|api[ _\-]?key|secret(?:[ _]key)?|creds|credentials)"
-                r"(?:[ \t]++for[ \t]++[\w.@\-]++)?(?:,[^,\n]{1,40}+,)?"
+                r"(?:[ \t]++for[ \t]++[\w.@\-]++|(?:[ \t]++(?!is\b|was\b|are\b|were\b)[A-Za-z'’]{1,12}+){1,6}?)?(?:,[^,\n]{1,40}+,)?"
                 r"(?:['’]s|[ \t]++(?:is|was|are|were|=|:))[ \t]++(?:now[ \t]++|still[ \t]++|set[ \t]++to[ \t]++)?"
                 rf"[\"'`“]?(?P<s>{_NOT_DONE}[^\s\"'`”]++)",
      "gate": (" is ", " was ", " are ", " were ", ": ", "=", "'s ", "’s "), "gate_lower": True, "flags": "IGNORECASE",
@@ -123,13 +126,48 @@ CONTEXT: list[dict[str, Any]] = [
      "gate": ("</",), "flags": "IGNORECASE", "generic": True},
     # an HTTP header named for a key, a token or a secret: `X-Auth-Key: X`, `X-Api-Token: X`
     {"kind": "secret",
-     "pattern": rf"(?<=[A-Za-z0-9])-(?:key|token|secret)[\"']?:[ \t]*+[\"']?(?P<s>{_NOT_DONE}[A-Za-z0-9_\-+/=.]{{16,}}+)",
-     "gate": ("-key", "-token", "-secret"), "gate_lower": True, "flags": "IGNORECASE", "generic": True,
+     "pattern": rf"(?<=[A-Za-z0-9])-(?:key|token|secret|auth)[\"']?:[ \t]*+[\"']?(?P<s>{_NOT_DONE}[A-Za-z0-9_\-+/=.]{{16,}}+)",
+     "gate": ("-key", "-token", "-secret", "-auth"), "gate_lower": True, "flags": "IGNORECASE", "generic": True,
      "strong": True},
     # a JSON Web Key's private members (`"d"`, `"p"`, `"q"`, `"dp"`, `"dq"`, `"qi"`, a symmetric `"k"`)
     {"kind": "private_key",
      "pattern": rf"\\?\"(?:d|p|q|dp|dq|qi|k)\\?\"\s*+:\s*+\\?\"(?P<s>{_NOT_DONE}[A-Za-z0-9_\-]{{16,}}+)",
      "gate": ('"kty', 'kty\\"'), "generic": True},
+    # a client's positional credentials: MinIO's `mc alias set NAME URL ACCESS_KEY SECRET_KEY`
+    {"kind": "secret",
+     "pattern": rf"\bmc[ \t]++(?:alias[ \t]++set|config[ \t]++host[ \t]++add)[ \t]++\S++[ \t]++\S++[ \t]++\S++[ \t]++"
+                rf"[\"']?(?P<s>{_NOT_DONE}[^\s'\"]++)",
+     "gate": ("mc ",), "generic": True},
+    # PHP constants named for a secret: WordPress's `define( 'AUTH_KEY', '…' )` salts and keys
+    {"kind": "secret",
+     "pattern": r"\bdefine\([ \t]*+['\"][A-Z0-9_]*?(?:KEY|SALT|SECRET|PASSWORD|PASS|TOKEN)['\"][ \t]*+,[ \t]*+'"
+                rf"(?P<s>{_NOT_DONE}[^'\n]{{32,}}+)'",  # WordPress's are 64 of any printable (not code: no generic test)
+     "gate": ("define",)},
+    # key files that are not PEM private keys: OpenVPN's static key, minisign's and signify's secret keys
+    {"kind": "private_key",
+     "pattern": r"-----BEGIN [A-Za-z0-9 ]{0,40}?(?:Static|Secret|SECRET) [Kk]ey[A-Za-z0-9 ]{0,20}-----"
+                rf"(?P<s>{_NOT_DONE}(?:[ \t]*+(?:\r?\n|\\n)[ \t]*+[A-Za-z0-9+/=]{{8,}}+)++)",
+     "gate": ("-----BEGIN",), "generic": True},
+    {"kind": "private_key",
+     "pattern": rf"untrusted comment: [^\n]{{0,120}}?secret key[ \t]*+(?:\r?\n|\\n)(?P<s>{_NOT_DONE}[A-Za-z0-9+/=]{{40,}}+)",
+     "gate": ("untrusted comment:",), "generic": True},
+    # prose in other languages: "mot de passe : X", "la contraseña … es X", "a senha do banco é X",
+    # "das Passwort ist X", "本番のパスワードは X です", "密码是 X"
+    {"kind": "password",
+     "pattern": r"(?:mot de passe|contrase[ñn]a|senha|passwort|kennwort|wachtwoord|has[łl]o|пароль|parola|"
+                r"パスワード|密码|密碼|비밀번호)(?:[ \t]++[^\s:：]{1,20}+){0,4}?"
+                r"(?:[ \t]++(?:es|é|est|ist|is|jest|è|era|était|war|это)|[ \t]*+[:：=]|は|是|는|은)[ \t]*+"
+                rf"[\"'`“]?(?P<s>{_NOT_DONE}[^\s\"'`”]++)",
+     "gate": ("mot de passe", "contrase", "senha", "passwort", "kennwort", "wachtwoord", "has", "пароль", "parola",
+              "パスワード", "密码", "密碼", "비밀번호"),
+     "gate_lower": True, "flags": "IGNORECASE", "check": "prose", "generic": True},
+    # a value that is random by its letters (mixed case and digits, no words): a key whatever name it has,
+    # a vendor's format not listed, a token pasted on a line of its own (random_looking)
+    {"kind": "secret",
+     "pattern": rf"(?<![A-Za-z0-9_\-~+/=.]){_NOT_DONE}(?P<s>[A-Za-z0-9_\-~]{{32,200}}+)(?![A-Za-z0-9_\-~+/=]|\.[A-Za-z0-9_\-])",
+     "check": "entropy", "generic": True},
+    # hex that decodes to a secret (`echo 7265…| xxd -r -p`); checked like base64 (HEX_NEEDLES)
+    {"kind": "encoded_secret", "pattern": r"(?<![A-Fa-f0-9])(?:[A-Fa-f0-9]{2}){16,}+(?![A-Fa-f0-9])", "check": "hex"},
     # base64 that decodes to a secret (an env file or a config passed as one blob); searched only when
     # the text holds the base64 form of a secret-ish word (ENCODED_NEEDLES)
     # wrapped at a fixed width (`base64` writes 76 columns, PEM-like dumps 64): before the
@@ -192,6 +230,42 @@ def decoded_text(blob: str) -> str | None:
         return None
     printable = sum(c.isprintable() or c in "\n\r\t" for c in text)
     return text if text and printable >= 0.9 * len(text) else None
+
+
+HEX_NEEDLES = tuple(sorted({w.encode().hex() for w in _ENCODED_WORDS} | {w.encode().hex().upper() for w in _ENCODED_WORDS}))
+
+
+def decoded_hex(blob: str) -> str | None:
+    """`blob` decoded from hex when it is text (UTF-8, mostly printable), else None."""
+    try:
+        text = bytes.fromhex(blob).decode("utf-8")
+    except ValueError:
+        return None
+    printable = sum(c.isprintable() or c in "\n\r\t" for c in text)
+    return text if text and printable >= 0.9 * len(text) else None
+
+
+def random_looking(value: str) -> bool:
+    """A value no person or program would name: 32+ characters after any `name~` head, mixed case
+    and digits, a long run with no separator (`test_tp2_pp4_…` is a name), not hex (a digest, a commit),
+    and close to the entropy of random text (Shannon >= 4 bits a character; base62 is 5.95)."""
+    body = value.rsplit("~", 1)[-1]
+    if len(body) < 32 or all(c in _HEXDIGITS for c in body):
+        return False
+    if sum(c.isupper() for c in body) < 2 or sum(c.islower() for c in body) < 2 or sum(c.isdigit() for c in body) < 3:
+        return False
+    if max(len(run) for run in body.replace("-", "_").split("_")) < 16 or body.startswith("_Z"):
+        return False
+    # words: a kernel's or a C++ symbol's name is mostly lower-case runs (`BatchedGemmKernel_Bfloat16_…`,
+    # `…SourceLocation…basic_string…`: 70 %); in random base62 such runs hold ~10 % of the characters
+    if sum(len(w) for w in _LOWER_RUN.findall(body)) >= 0.35 * len(body):
+        return False
+    counts = Counter(body)
+    return -sum(n / len(body) * math.log2(n / len(body)) for n in counts.values()) >= 4.0
+
+
+_HEXDIGITS = frozenset("0123456789abcdefABCDEF-")
+_LOWER_RUN = re.compile(r"[a-z]{3,}")
 
 
 def prose_value(value: str) -> bool:

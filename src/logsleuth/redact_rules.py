@@ -94,9 +94,10 @@ _CONT = r"(?:[ \t]*\\[ \t]*\r?\n)?"  # a shell line continuation after `=`: `exp
 _SUB = r"""(?:\\?["']\]|\\?["']?)"""  # the name's closing quote, or `"]` of a subscript (never a placeholder's `]`)
 _SEP = rf"(?:{_SUB}\s*(?:={_CONT}|:[ \t])\s*{_Q}|\\?[\"']\s*,\s*\\?[\"'])"
 _SEP_LOWER = rf"{_SUB}\s*(?:=>|[:=]){_CONT}\s*{_Q}"  # `=>`: a Ruby hash
-# an escaped character other than the quote stays inside a quoted value: ending it at the backslash
+# a shell continuation (`\` at a line's end) inside an unquoted value joins its two halves (held-out set 2).
+# An escaped character other than the quote stays inside a quoted value: ending it at the backslash
 # left `"abc\ "` half-masked and a second pass then masked the rest (not idempotent)
-_VALUE = rf"(?P<s>{_NOT_DONE}(?:(?<=\")(?:[^\"\\\n]|\\[^\"\n])+(?=\\?\")|(?<=')(?:[^'\\\n]|\\[^'\n])+(?=')|[^\s'\"\\,;]+))"
+_VALUE = rf"(?P<s>{_NOT_DONE}(?:(?<=\")(?:[^\"\\\n]|\\[^\"\n])+(?=\\?\")|(?<=')(?:[^'\\\n]|\\[^'\n])+(?=')|[^\s'\"\\,;]+(?:\\[ \t]*\r?\n[ \t]*[^\s'\"\\,;]+)*))"
 # (kind, name, strong): `strong` for names that also hold plain words (`SORT_KEY=created_at`)
 _ASSIGN_UPPER = (  # environment variables: HF_TOKEN=…, DB_PASS=…, OPENAI_API_KEY: …
     ("password", r"PASS(?:(?<=_PASS)|W(?:OR)?D)", False),
@@ -113,7 +114,7 @@ _ASSIGN_LOWER = (  # config files, JSON payloads, keyword arguments: "api_key": 
     ("secret", r"(?<![A-Za-z0-9])client[_\-]?secret", False),
     ("secret", r"(?<![A-Za-z0-9])secret(?:[_\-]?(?:access[_\-]?)?key)?", False),
     ("secret", r"(?<![A-Za-z0-9])access[_\-]?key", True),
-    ("secret", r"(?<![A-Za-z0-9])private[_\-]?key", True),  # `privateKey: "0x…"` (a wallet's)
+    ("secret", r"(?<![A-Za-z0-9])priv(?:ate)?[_\-]?key", True),  # `privateKey: "0x…"` (a wallet's), `privkey = …`
     ("secret", r"(?<![A-Za-z0-9_\-])_?auth", True),  # docker config.json `"auth"`, .npmrc `_auth`
     ("secret", r"(?<![A-Za-z0-9])client-key-data", True),  # kubeconfig
     ("secret", r"\.dockerconfigjson", True),
@@ -228,8 +229,9 @@ _CONTEXT: list[_Rule] = [
         _Rule("password", rf"(?<=\s){flag}(?:=|\s*+){_Q}(?P<s>{_NOT_DONE}(?!-)[^\s'\"\\|;&]+)",
               gate=(flag,), generic=True, after=rf"\b(?:{clients})\b")
         for flag, clients in (
-            ("-p", r"mongo(?:sh|dump|restore|export|import)?"),
-            ("-P", r"sqlcmd|bcp"),
+            ("-p", r"mongo(?:sh|dump|restore|export|import)?|7z[arz]?|unrar|rar|az[ \t]+login"),
+            ("-P", r"sqlcmd|bcp|unzip|zip|zipcloak"),
+            ("/p:", r"[xw]?freerdp|sdl-freerdp"),
             ("-a", r"redis-cli|keydb-cli|valkey-cli"),
             ("-w", r"ldap(?:search|add|modify|delete|whoami|passwd)"),
         )
