@@ -186,3 +186,17 @@ def test_the_eighth_batch_keeps_its_score(tmp_path: Path) -> None:
     right, result = _scored(batch, tmp_path)
     assert right / len(batch) >= HELDOUT8_FLOOR
     assert not [p.id for p in result.outcomes if p.expected == NONE and not p.correct]
+
+
+HELDOUT9 = CORPUS_DIR / "heldout9_batch.jsonl"
+# 0.818 (130/159, b9b-024 left out) at its one scoring (1b7c1ca); spent: 0.868 (138/159) after its silent families
+HELDOUT9_FLOOR = 0.86
+HELDOUT9_LEFT_OUT = {"b9b-024"}  # its thread (mudler/LocalAI#791) is cited by a pattern written before the scoring
+
+
+def test_the_ninth_batch_keeps_its_score(tmp_path: Path) -> None:
+    """Scored once, then spent; the floor guards what it taught, and no benign text is flagged."""
+    batch = [r for r in _records(HELDOUT9) if r["id"] not in HELDOUT9_LEFT_OUT]
+    right, result = _scored(batch, tmp_path)
+    assert right / len(batch) >= HELDOUT9_FLOOR
+    assert not [p.id for p in result.outcomes if p.expected == NONE and not p.correct]
