@@ -131,7 +131,17 @@ def scan_terms(library: PatternLibrary) -> tuple[list[str], list[str]]:
     literal, and the error words of the unclassified residue. For `ingest.read_candidates`."""
     from logsleuth.residue import ERRORISH
 
-    return sorted({lit for p in library.patterns for lit in p.prefilter}), [ERRORISH]
+    return _minimal({lit for p in library.patterns for lit in p.prefilter}), [ERRORISH]
+
+
+def _minimal(literals: set[str]) -> list[str]:
+    """The literals no shorter one is part of: a line holding `] ERROR:` holds `ERROR:`, and each
+    redundant needle is one more match the byte scanner counts against its limit (718 -> 558, 8 ms)."""
+    kept: list[str] = []
+    for lit in sorted(literals, key=lambda s: (len(s), s)):
+        if not any(k in lit for k in kept):
+            kept.append(lit)
+    return sorted(kept)
 
 
 def scan_gate(library: PatternLibrary) -> Gate:
