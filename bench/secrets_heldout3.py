@@ -27,6 +27,8 @@ from urllib.parse import quote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from secrets_heldout2 import _esc, _lines  # the same template helpers as set 2
+
 from secret_families import _ALNUM, _B64, _HEX, _LOWER_DIGITS, _UPPER_DIGITS, _URL, Bodies, b64
 
 _LETTERS = string.ascii_letters
@@ -41,18 +43,9 @@ _LINES = ("still 403 with {v}, wrong scope maybe?", "the CI log printed {v} in p
           "rotating to {v} didn't help either")
 
 
-def _esc(text: str) -> str:
-    """Literal text inside a template (braces doubled for str.format)."""
-    return text.replace("{", "{{").replace("}", "}}")
-
-
 def _word(b: Bodies, n: int = 16, extra: str = "-_.") -> str:
     """A chosen-looking password: two letters, a mixed body, two digits."""
     return b(2, _LETTERS) + b(n - 4, _ALNUM + extra) + b(2, _DIGITS)
-
-
-def _lines(body: str, width: int) -> str:
-    return "\n".join(body[i : i + width] for i in range(0, len(body), width))
 
 
 def _vendors(b: Bodies) -> dict[str, str]:

@@ -174,29 +174,21 @@ def test_the_sixth_batch_keeps_its_score(tmp_path: Path) -> None:
 
 
 
-HELDOUT8 = CORPUS_DIR / "heldout8_batch.jsonl"
-# 0.822 (139/169, b8a-071 left out) at its one scoring (6509fde); spent: 0.888 (150/169) after its silent families
-HELDOUT8_FLOOR = 0.88
-HELDOUT8_LEFT_OUT = {"b8a-071"}  # its thread (openxla/xla#20803) is cited by a pattern written before the scoring
+# spent batches scored since the fifth: (file, floor, records left out of the score). Batch 8: 0.822 (139/169) at its one
+# scoring (6509fde), 0.888 (150/169) after its silent families; b8a-071's thread (openxla/xla#20803) is cited by a
+# pattern written before the scoring. Batch 9: 0.818 (130/159) at its one scoring (1b7c1ca), 0.868 (138/159) after;
+# b9b-024's thread (mudler/LocalAI#791) likewise.
+SPENT_BATCHES = {
+    "heldout8": (0.88, {"b8a-071"}),
+    "heldout9": (0.86, {"b9b-024"}),
+}
 
 
-def test_the_eighth_batch_keeps_its_score(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", sorted(SPENT_BATCHES))
+def test_a_spent_batch_keeps_its_score(name: str, tmp_path: Path) -> None:
     """Scored once, then spent; the floor guards what it taught, and no benign text is flagged."""
-    batch = [r for r in _records(HELDOUT8) if r["id"] not in HELDOUT8_LEFT_OUT]
+    floor, left_out = SPENT_BATCHES[name]
+    batch = [r for r in _records(CORPUS_DIR / f"{name}_batch.jsonl") if r["id"] not in left_out]
     right, result = _scored(batch, tmp_path)
-    assert right / len(batch) >= HELDOUT8_FLOOR
-    assert not [p.id for p in result.outcomes if p.expected == NONE and not p.correct]
-
-
-HELDOUT9 = CORPUS_DIR / "heldout9_batch.jsonl"
-# 0.818 (130/159, b9b-024 left out) at its one scoring (1b7c1ca); spent: 0.868 (138/159) after its silent families
-HELDOUT9_FLOOR = 0.86
-HELDOUT9_LEFT_OUT = {"b9b-024"}  # its thread (mudler/LocalAI#791) is cited by a pattern written before the scoring
-
-
-def test_the_ninth_batch_keeps_its_score(tmp_path: Path) -> None:
-    """Scored once, then spent; the floor guards what it taught, and no benign text is flagged."""
-    batch = [r for r in _records(HELDOUT9) if r["id"] not in HELDOUT9_LEFT_OUT]
-    right, result = _scored(batch, tmp_path)
-    assert right / len(batch) >= HELDOUT9_FLOOR
+    assert right / len(batch) >= floor
     assert not [p.id for p in result.outcomes if p.expected == NONE and not p.correct]
