@@ -91,6 +91,10 @@ def _keyed(value: str) -> bool:
 _ISOLATED_LOWER = regex.compile(r"(?:^|[A-Z])[a-z](?=[A-Z]|$)[A-Za-z0-9]*?[A-Z][a-z](?=[A-Z]|$)")
 
 
+# the needles of every encoding's gate (redact_families.ENCODINGS): the pre-scan's test for those rules
+_ENCODED_NEEDLES = tuple(sorted({n for needles, _ in fam.ENCODINGS.values() for n in needles}))
+
+
 def _label(kind: str) -> str:
     return kind.replace("_", "-")
 
@@ -350,9 +354,9 @@ class Redactor:
         pass, not a Python loop."""
         from logsleuth.redact_scan import maybe_secret
 
-        # an encoded blob's rule matches any long base64 run: its gate (the encoded secret-ish words) is the test
-        which = tuple((c.rule.pattern, c.rule.flags) for c in self._rules if c.rule.check != "base64") if rules else ()
-        needles = list(fam.ENCODED_NEEDLES) if rules else []
+        # an encoded blob's rule matches any long base64 or hex run: its gate (the encoded secret-ish words) is the test
+        which = tuple((c.rule.pattern, c.rule.flags) for c in self._rules if c.rule.check not in fam.ENCODINGS) if rules else ()
+        needles = list(_ENCODED_NEEDLES) if rules else []
         return maybe_secret(which, sorted(self._known) + needles if known else needles, texts)
 
     def rule_sets(self, texts: list[str]) -> list[tuple[int, ...] | None]:
@@ -367,13 +371,13 @@ class Redactor:
 
         from logsleuth.redact_scan import rule_matrix
 
-        spec = tuple(None if c.rule.check == "base64" else (c.rule.pattern, c.rule.flags) for c in self._rules)
+        spec = tuple(None if c.rule.check in fam.ENCODINGS else (c.rule.pattern, c.rule.flags) for c in self._rules)
         out: list[tuple[int, ...] | None] = []
         start = size = 0
         for end, text in enumerate(texts, 1):
             size += len(text)
             if end == len(texts) or end - start >= RULE_SETS_CHUNK or size >= RULE_SETS_CHARS:
-                matrix = rule_matrix(spec, fam.ENCODED_NEEDLES, pl.Series(texts[start:end], dtype=pl.Utf8))
+                matrix = rule_matrix(spec, _ENCODED_NEEDLES, pl.Series(texts[start:end], dtype=pl.Utf8))
                 out.extend(tuple(np.flatnonzero(row).tolist()) for row in matrix)
                 start, size = end, 0
         return out
@@ -426,7 +430,7 @@ class Redactor:
                 if text.find("\n", start, end) < 0:  # one line left: no wrapped token here
                     return None
                 end = len(text[start:end].rstrip(" \t\r\\")) + start
-        if rule.check in ("base64", "hex"):
+        if rule.check in fam.ENCODINGS:
             kind_checked = self._checked(rule.check, text[start:end])
             return None if kind_checked is None else (start, idx, end, kind_checked)
         if "s" not in c.rx.groupindex or m.start("s") < 0:
@@ -463,9 +467,10 @@ class Redactor:
                 return None
             return kind
         span = "".join(span.split())  # a wrapped blob's lines joined
-        if not any(n in span for n in (fam.HEX_NEEDLES if check == "hex" else fam.ENCODED_NEEDLES)):
+        needles, decode = fam.ENCODINGS[check]
+        if not any(n in span for n in needles):
             return None
-        decoded = fam.decoded_hex(span) if check == "hex" else fam.decoded_text(span)
+        decoded = decode(span)
         if decoded is None:
             return None
         inner = [k for _, _, _, k in self._candidates(decoded) if k not in _NOT_IDENTIFYING]

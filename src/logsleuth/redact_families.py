@@ -214,9 +214,17 @@ def _stable_forms(word: bytes) -> list[str]:
 
 
 ENCODED_NEEDLES: tuple[str, ...] = tuple(sorted({f for w in _ENCODED_WORDS for f in _stable_forms(w.encode())}))
-for _rule in CONTEXT:
-    if _rule.get("check") == "base64":
-        _rule["gate"] = ENCODED_NEEDLES
+HEX_NEEDLES = tuple(sorted({w.encode().hex() for w in _ENCODED_WORDS} | {w.encode().hex().upper() for w in _ENCODED_WORDS}))
+
+
+def _text(raw: bytes) -> str | None:
+    """`raw` as text when it is UTF-8 and mostly printable, else None."""
+    try:
+        text = raw.decode("utf-8")
+    except ValueError:
+        return None
+    printable = sum(c.isprintable() or c in "\n\r\t" for c in text)
+    return text if text and printable >= 0.9 * len(text) else None
 
 
 def decoded_text(blob: str) -> str | None:
@@ -225,24 +233,24 @@ def decoded_text(blob: str) -> str | None:
     body = "".join(blob.split()).rstrip("=")
     try:
         raw = base64.b64decode(body + "=" * (-len(body) % 4), validate=True)
-        text = raw.decode("utf-8")
     except (binascii.Error, ValueError):
         return None
-    printable = sum(c.isprintable() or c in "\n\r\t" for c in text)
-    return text if text and printable >= 0.9 * len(text) else None
-
-
-HEX_NEEDLES = tuple(sorted({w.encode().hex() for w in _ENCODED_WORDS} | {w.encode().hex().upper() for w in _ENCODED_WORDS}))
+    return _text(raw)
 
 
 def decoded_hex(blob: str) -> str | None:
     """`blob` decoded from hex when it is text (UTF-8, mostly printable), else None."""
     try:
-        text = bytes.fromhex(blob).decode("utf-8")
+        return _text(bytes.fromhex(blob))
     except ValueError:
         return None
-    printable = sum(c.isprintable() or c in "\n\r\t" for c in text)
-    return text if text and printable >= 0.9 * len(text) else None
+
+
+# an encoded blob's check: the needles its text must hold (also its rule's gate) and its decoder
+ENCODINGS = {"base64": (ENCODED_NEEDLES, decoded_text), "hex": (HEX_NEEDLES, decoded_hex)}
+for _rule in CONTEXT:
+    if _rule.get("check") in ENCODINGS:
+        _rule["gate"] = ENCODINGS[_rule["check"]][0]
 
 
 def random_looking(value: str) -> bool:
