@@ -7,13 +7,13 @@ own actions (a launch before its flag moves, packages in the order written).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from logsleuth.actions.launch import LaunchInfo, launch_info
 from logsleuth.actions.packages import PkgCmd, Req, parse_package
 from logsleuth.actions.sed import perl_edit, sed_edit
-from logsleuth.actions.shellparse import Cmd, basename
+from logsleuth.actions.shellparse import Cmd, basename, in_temp
 from logsleuth.model import ActionKind as K
 
 if TYPE_CHECKING:
@@ -68,10 +68,18 @@ def classify(cmd: Cmd) -> list[Draft]:
         return out
     if not cmd.parsed:
         return [Draft(K.RUN, cmd.prog or "?", None, " ".join(cmd.argv)[:300])]
-    body = _argv(cmd, text)
+    body = [_in_cwd(d, cmd.cwd) for d in _argv(cmd, text)]
     if cmd.stage > 0:  # `| tail -5`, `| grep x`: filters; only a real change (`| sudo tee /etc/x`) counts
         body = [d for d in body if d.kind.is_fix]
     return out + body
+
+
+def _in_cwd(d: Draft, cwd: str | None) -> Draft:
+    """A relative file written after `cd /tmp/x` lies in that temp folder: scratch, and named so
+    (heldout4 glibcpin: `cd /tmp/nvqprobe && printf … > v.map` was told as an edit of the project)."""
+    if cwd is None or d.kind is not K.FILE_EDIT or not in_temp(cwd) or d.subject.startswith(("/", "~", "$")):
+        return d
+    return replace(d, subject=f"{cwd.rstrip('/')}/{d.subject}")
 
 
 def _argv(cmd: Cmd, text: str) -> list[Draft]:

@@ -77,6 +77,14 @@ def basename(path: str) -> str:
     return path.rstrip("/").rsplit("/", 1)[-1] if path else ""
 
 
+TEMP_DIRS = ("/tmp/", "/var/tmp/", "/dev/shm/")  # where a probe writes throwaway files
+
+
+def in_temp(path: str | None) -> bool:
+    """A path under a temp folder: what is written there is scratch, not the user's project."""
+    return bool(path) and f"{path}/".startswith(TEMP_DIRS)
+
+
 # ---------------------------------------------------------------- lists and pipelines
 
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 import polars as pl
 
 from logsleuth.actions.commands import INVESTIGATE, WRITES, operands
-from logsleuth.actions.shellparse import Cmd, basename, commands
+from logsleuth.actions.shellparse import TEMP_DIRS, Cmd, basename, commands
 from logsleuth.ingest.tools import ToolCall, call_of, normalise
 from logsleuth.model import CALL_SCHEMA, Finding, Run, RunRole, RunStatus, Severity, Target, ToolKind
 
@@ -152,7 +152,7 @@ def target_of(cmd: Cmd) -> Target | None:
     return None
 
 
-_SCRATCH = re.compile(r"^(/tmp|/var/tmp|/dev/shm)/[^/]+")
+_SCRATCH = re.compile("^(?:" + "|".join(re.escape(d) for d in TEMP_DIRS) + ")[^/]+")
 
 
 def _scratch(cmd: Cmd) -> str:
