@@ -99,3 +99,14 @@ def test_aiders_search_replace_feedback_is_aiders_not_the_agents() -> None:
     t = ingest.read(str(FIX.parent / "searchreplace-feedback.chat.history.md"), "aider")
     texts = t.events.filter(pl.col("role") == "assistant")["text"].to_list()
     assert not any("Did you mean to match" in x for x in texts)
+
+
+def test_a_multi_line_command_aider_echoes_is_read_whole() -> None:
+    """A `Running cat > f <<'EOF'` whose next lines repeat the reply's shell block: they are the
+    command's heredoc, not its output (heldout5 depbump, converted from a real Codex recording)."""
+    t = ingest.read(str(Path(__file__).parent / "heldout5_sessions" / "depbump" / "session.md"), "aider")
+    calls = t.events.filter((pl.col("kind") == "tool_call") & pl.col("text").str.starts_with("cat > statuspoll/retrying.py"))
+    text = calls["text"].to_list()[0]
+    assert "allowed_methods=RETRYABLE_METHODS" in text and "\nEOF\n" in text
+    result = t.events.filter((pl.col("kind") == "tool_result") & (pl.col("call_id") == calls["call_id"][0]))
+    assert not any('"""Retry policy' in (x or "") for x in result["text"].to_list())

@@ -327,7 +327,9 @@ class _Reader:
                         self._emit(first, Role.SYSTEM, Kind.TEXT, body)
                 else:
                     call_id = f"aider:{call[0]}"
-                    self._emit(call[0], Role.ASSISTANT, Kind.TOOL_CALL, call[1], tool="shell", call_id=call_id)
+                    command, segment = self._whole_command(call[1], segment)
+                    body = "\n".join(x for _, x in segment).strip()
+                    self._emit(call[0], Role.ASSISTANT, Kind.TOOL_CALL, command, tool="shell", call_id=call_id)
                     if body:
                         first = next(m for m, x in segment if x.strip())
                         # aider prints a lint run's output only when it failed ("Fix any errors below")
@@ -338,6 +340,19 @@ class _Reader:
                 segment = [(n, t)] if ui else []
             else:
                 segment.append((n, t))
+
+    def _whole_command(self, first: str, segment: list[tuple[int, str]]) -> tuple[str, list[tuple[int, str]]]:
+        """`Running cat > f <<'EOF'` echoes a multi-line command of the reply's shell block: its next
+        lines are the command's (a heredoc's body), not its output (heldout5 depbump: the rewrite
+        of retrying.py was read as a bare `cat >` line). aider itself runs a block line by line, each
+        with its own `Running`, so this only joins what the reply's block holds verbatim."""
+        block = [ln.strip() for ln in self.last_shell.splitlines()]
+        if len(block) < 2 or block[0] != first.strip():
+            return first, segment
+        lines = [t.strip() for _, t in segment]
+        if lines[: len(block) - 1] != block[1:]:
+            return first, segment
+        return self.last_shell, segment[len(block) - 1:]
 
     def finish(self) -> Transcript:
         self._flush()
