@@ -35,3 +35,26 @@ def test_a_deletion_is_a_change_and_says_so() -> None:
 def test_touch_and_mv_are_told_as_what_they_did() -> None:
     assert edit_text(_edit("tests/__init__.py", "touch")) == "created `tests/__init__.py` (touch)"
     assert edit_text(_edit("sweepstats.py", "mv statistics.py")) == "moved `statistics.py` to `sweepstats.py`"
+
+
+def test_a_rewrite_names_what_it_took_out_and_brought_in_beyond_its_first_line() -> None:
+    """depbump: one shown line and "+29 more lines" hid the API the rewrite moved to."""
+    removed = '"""Retry policy.\n\nPOST is safe to retry.\n"""\nMETHODS = Retry.DEFAULT_METHOD_WHITELIST\n' \
+              "class _Capped(Retry):\n    DEFAULT_BACKOFF_MAX = 10\nr = _Capped(method_whitelist=METHODS)\n"
+    added = '"""Retry policy.\n\nRequires urllib3 >= 2 (allowed_methods / backoff_max).\n"""\n' \
+            "METHODS = Retry.DEFAULT_ALLOWED_METHODS\nr = Retry(backoff_max=10, allowed_methods=METHODS)\n"
+    text = edit_text(_edit("statuspoll/retrying.py", "write", removed=removed, added=added))
+    assert text.startswith("rewrote `statuspoll/retrying.py`: `"), text
+    for name in ("DEFAULT_METHOD_WHITELIST", "method_whitelist", "DEFAULT_ALLOWED_METHODS", "backoff_max"):
+        assert name in text, (name, text)
+    assert "Requires" not in text and "safe to retry" not in text
+
+
+def test_a_docstring_the_edit_starts_inside_is_not_the_change() -> None:
+    """ccclstd: the edit's text began inside setup.py's docstring; its prose was named as the fix."""
+    removed = 'the host sources stay C++14.\n"""\nCXXSTD = "-std=c++14"\nFLAGS = [CXXSTD, "-O2"]\n'
+    added = ('the host sources stay C++14.\n\nThe CUDA sources are compiled separately by nvcc with C++17 since CCCL '
+             'needs it.\n"""\nHOST_CXXSTD = "-std=c++14"\nCUDA_CXXSTD = "-std=c++17"\nFLAGS = [HOST_CXXSTD, "-O2"]\n')
+    text = edit_text(_edit("setup.py", "python edit", removed=removed, added=added))
+    assert "`CXXSTD = \"-std=c++14\"` → `HOST_CXXSTD = \"-std=c++14\"`" in text and "CUDA_CXXSTD" in text, text
+    assert "The CUDA sources" not in text

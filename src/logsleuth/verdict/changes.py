@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from logsleuth.actions.sed import blank_name, line_address
+from logsleuth.actions.shellparse import in_temp
 from logsleuth.clip import short
 from logsleuth.enums import INSTALLS, PACKAGE_CHANGES
 from logsleuth.link.resolution import dry_build, is_diagnostic
@@ -55,7 +56,7 @@ def scratch_file(a: Action) -> bool:
     """A file created and deleted in the same command, or under a temp folder: scratch, not the project."""
     if a.kind is not K.FILE_EDIT:
         return False
-    if a.subject.startswith(("/tmp/", "/var/tmp/", "/dev/")):
+    if in_temp(a.subject) or a.subject.startswith("/dev/"):
         return True
     raw = a.raw or a.command
     name = re.escape(a.subject.rsplit('/', 1)[-1])
@@ -148,34 +149,52 @@ def _package_text(a: Action) -> str:
 
 def edit_text(a: Action) -> str:
     """An edit with what it changed: the first line it took out and the first it put in (lines
-    both sides share are context, not the change), when the command says them."""
+    both sides share are context, not the change), when the command says them, and the names the
+    rest of a many-line edit took out and brought in."""
     if a.value in ("rm", "touch"):
         return f"deleted `{a.subject}`" if a.value == "rm" else f"created `{a.subject}` (touch)"
     if a.value is not None and a.value.startswith("mv ") and not a.added:
         return f"moved `{a.value[3:]}` to `{a.subject}`"
-    before = _lines(a.removed)
-    after = _lines(a.added)
-    gone = [ln for ln in before if ln not in after]
-    came = [ln for ln in after if ln not in before]
-    more = max(len(gone), len(came)) - 1
-    tail = f" (+{more} more line{'s' if more > 1 else ''})" if more > 0 else ""
+    before, after = _lines(a.removed), _lines(a.added)
+    gone = _code_first([ln for ln in before if ln not in after], before)
+    came = _code_first([ln for ln in after if ln not in before], after)
     if len(gone) == 1 and len(came) == 1 and (inner := _word_change(gone[0], came[0])) is not None:
         return f"edited `{a.subject}`: {inner}"
     if not before and came and (a.value or "").startswith("write"):  # a heredoc wrote the whole file: not an addition
-        telling = next((ln for ln in came if not (ln.startswith("[") and ln.endswith("]"))), came[0])
-        return f"rewrote `{a.subject}` ({a.value}): `{short(telling, 60)}`"
+        return _written(a, after)
+    more = max(len(gone), len(came)) - 1
     if gone and came:
         verb = "rewrote" if (a.value or "").startswith("write") else "edited"
-        return f"{verb} `{a.subject}`: `{short(_telling(gone), 60)}` → `{short(_telling(came), 60)}`{tail}"
+        shown = f"`{short(_telling(gone), 60)}` → `{short(_telling(came), 60)}`"
+        return f"{verb} `{a.subject}`: {shown}{_rest(more, before, after, shown)}"
     if came and a.added != a.raw:
-        return f"edited `{a.subject}`: added `{short(_telling(came), 70)}`{tail}"
+        shown = f"added `{short(_telling(came), 70)}`"
+        return f"edited `{a.subject}`: {shown}{_rest(more, before, after, shown)}"
     if gone and not came:
-        return f"edited `{a.subject}`: removed `{short(_telling(gone), 70)}`{tail}"
+        shown = f"removed `{short(_telling(gone), 70)}`"
+        return f"edited `{a.subject}`: {shown}{_rest(more, before, after, shown)}"
     if (a.removed or a.added) and not (a.removed + a.added).strip():  # `sed 's/^    /\t/'`: indentation
-        line = line_address(a.value or "")
-        where = f" on line {line}" if line is not None else ""
+        at = line_address(a.value or "")
+        where = f" on line {at}" if at is not None else ""
         return f"edited `{a.subject}`: {blank_name(a.removed)} → {blank_name(a.added)}{where}"
     return f"edited `{a.subject}`" + (f" ({a.value})" if a.value else "")
+
+
+def _written(a: Action, after: list[str]) -> str:
+    """A whole file written: its first line and the first names of its code."""
+    telling = next((ln for ln in after if not (ln.startswith("[") and ln.endswith("]"))), after[0])
+    names = [n for n in _code_names(after) if n not in telling][:_NAMES]
+    uses = f" (code: {', '.join(f'`{short(n, 40)}`' for n in names)})" if names else ""
+    return f"rewrote `{a.subject}` ({a.value}): `{short(telling, 60)}`{uses}"
+
+
+def _rest(more: int, before: list[str], after: list[str], shown: str) -> str:
+    """` (+N more lines: names)` past the lines shown, or ` (+N more lines)` when no name changed."""
+    if more <= 0:
+        return ""
+    lines = f"+{more} more line{'s' if more > 1 else ''}"
+    names = _names_change(before, after, shown)
+    return f" ({lines}: {names})" if names else f" ({lines})"
 
 
 # `#include` / `#define` are C code, not comments
@@ -186,7 +205,7 @@ def _telling(lines: list[str]) -> str:
     """The first line of code, not a comment (a comment says what the edit meant, the code what it
     did: held-out oldtools named a C comment as the fix); past a bare initialisation (`int khz = 0;`
     says nothing of the change), the first call after it (`cudaDeviceGetAttribute(&khz, …)`)."""
-    code = [ln for ln in lines if not _COMMENT.match(ln) and not _BARE.match(ln)] or lines
+    code = [ln for ln in lines if not _COMMENT.match(ln) and not _BARE.match(ln) and not _prose(ln)] or lines
     if _bare_init(code[0]):
         return next((ln for ln in code[1:] if _CALL.search(ln)), code[0])
     return code[0]
@@ -225,6 +244,84 @@ def _word_change(old: str, new: str) -> str | None:
     if gone and not came:
         return f"removed `{short(gone, 70)}` from `{where}…`"
     return f"`{short(gone, 50)}` → `{short(came, 50)}` in `{where}…`" if lo or hi else None
+
+
+# a name in code (`Retry.DEFAULT_ALLOWED_METHODS`, `cub::Sum`) or a flag (`-rdc=true`, `-lcudadevrt`)
+_NAME = re.compile(r"(?<![\w.$/-])(?:[A-Z_][A-Z0-9_]{2,}=[\w.+-]+|[A-Za-z_][\w.-]*(?:/[\w.-]+)+|[A-Za-z][\w.-]*(?:\[[\w,]+\])?(?:==|>=|<=|~=|!=)[\w.*+!-]+|--?[A-Za-z][\w.+-]*(?:=[\w.+/:-]+)?|[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)*)")
+_CODE_LINE = re.compile(r"[=(){}\[\];<>]|^\s*(?:import|from|#\s*include|def|class|return)\b|^\s*-")
+_PLAIN = frozenset(["import", "from", "return", "def", "class", "self", "cls", "if", "else", "elif", "for", "while", "in", "not", "and", "or", "is", "None", "True", "False", "const", "int", "void", "char", "auto", "bool", "float", "double", "long", "unsigned", "static", "inline", "struct", "include", "define", "std", "the", "with", "as", "try", "except", "raise", "pass", "lambda", "yield", "async", "await", "print", "len", "str", "dict", "list", "tuple", "set", "new", "delete", "this", "nullptr"])
+_NAMES = 4
+
+
+def _names_change(before: list[str], after: list[str], shown_lines: str) -> str | None:
+    """The rest of a many-line edit told by the names it took out and brought in, beyond those of
+    the lines shown (`_CappedRetry`, `method_whitelist` → `allowed_methods`, `backoff_max`): heldout5
+    depbump, warnerr and isobuild showed one line of a rewrite and "+29 more lines". Comments and
+    prose lines are left out."""
+    old, new = _code_names(before), _code_names(after)
+    came = [n for n in new if n not in old and n not in shown_lines]
+    gone = [n for n in old if n not in new and n not in shown_lines]
+    if not came and not gone:
+        return None
+    def shown(names: list[str]) -> str:
+        more = f" (+{len(names) - _NAMES} more)" if len(names) > _NAMES else ""
+        return ", ".join(f"`{short(n, 40)}`" for n in names[:_NAMES]) + more
+    return f"{shown(gone)} → {shown(came)}" if gone and came else f"added {shown(came)}" if came else f"removed {shown(gone)}"
+
+
+_TRAILING = re.compile(r"\s(?:#(?!\s*(?:include|define)\b)|//).*$|/\*.*?\*/")
+_CODEISH = re.compile(r"[_.:\dA-Z]|^-")  # `allowed_methods`, `cub::Sum`, `-rdc=true` before a plain `series`
+
+
+def _code_first(changed: list[str], whole: list[str]) -> list[str]:
+    """The changed lines, those of code first (a docstring's lines are known only from the whole text)."""
+    code = set(_code_lines(whole))
+    return sorted(changed, key=lambda ln: ln not in code)
+
+
+def _code_names(lines: list[str]) -> list[str]:
+    """The names of the code lines (not comments, docstrings or prose), code-like names first,
+    each group in order of first use, without keywords and short words."""
+    out: dict[str, None] = {}
+    for ln in _code_lines(lines):
+        for m in _NAME.finditer(_TRAILING.sub("", ln)):
+            n = m.group(0)
+            if len(n) > 2 and n not in _PLAIN:
+                out.setdefault(n, None)
+    return sorted(out, key=lambda n: not _CODEISH.search(n))
+
+
+def _code_lines(lines: list[str]) -> list[str]:
+    """The lines outside docstrings and block comments that look like code."""
+    out, inside, prev = [], "", ""
+    for ln in lines:
+        if inside:
+            inside = "" if inside in ln else inside
+            continue
+        opener = next((q for q in ('"""', "'''", "/*") if ln.startswith(q)), "")
+        prev, was = ln, prev
+        if opener and ln == opener and _prose(was):  # a docstring's closing quotes: the edit began inside it
+            continue
+        if opener:
+            close = "*/" if opener == "/*" else opener
+            inside = "" if close in ln[len(opener):] else close
+            continue
+        if not _COMMENT.match(ln) and _CODE_LINE.search(ln) and not _prose(ln):
+            out.append(ln)
+    return out
+
+
+_WORD = re.compile(r"[A-Za-z]+[.,;:]?")
+_STATEMENT = re.compile(r"(?:import|from|def|class|return|if|elif|for|while|with|raise|assert|#\s*include)\b")
+
+
+def _prose(line: str) -> bool:
+    """A sentence, not code: five or more words, mostly plain ones, no assignment, block or call
+    (a docstring's lines when an edit's text starts inside it: heldout5 ccclstd)."""
+    words = line.split()
+    if len(words) < 5 or re.search(r"[=;{}]|\w\(|[:({,]$|[A-Za-z]_\w|_[A-Za-z]", line) or _STATEMENT.match(line):
+        return False
+    return sum(1 for w in words if _WORD.fullmatch(w)) >= 0.6 * len(words)
 
 
 def _lines(text: str) -> list[str]:
