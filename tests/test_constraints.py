@@ -178,3 +178,31 @@ def test_a_demand_that_something_keeps_working_protects_no_file() -> None:
     assert rules == ()
     kept = read_constraints("Keep plot_sweep.py as it is; it has to keep working.")
     assert [c.files for c in kept] == [("plot_sweep.py",)]
+
+
+def test_the_users_puzzlement_is_no_rule() -> None:
+    """depbump: "… requirements.txt for our mypy CI job, … and I can't figure out why" protected nothing."""
+    rules = read_constraints("Since I added types-requests to requirements.txt, the tests are broken and I can't figure "
+                             "out why. Please get them passing. Keep types-requests in the requirements, and you "
+                             "can't touch numpy.")
+    assert [r.label for r in rules] == ["types-requests"]
+    assert not any("figure" in r.clause for r in rules)
+
+
+def test_keeping_a_name_in_a_file_is_broken_only_by_taking_it_out() -> None:
+    rules = read_constraints("Keep types-requests in requirements.txt (the team needs it for mypy).")
+    ev = _events()
+    pin = Action(ActionKind.FILE_EDIT, "requirements.txt", "python edit", "s", 5, "x", 6, "python3 - <<EOF",
+                 removed="types-requests==2.33.0\n", added="types-requests==2.33.0\nurllib3==2.8.0\n")
+    drop = Action(ActionKind.FILE_EDIT, "requirements.txt", "sed", "s", 6, "x", 7, "sed -i /types-requests/d",
+                  removed="types-requests==2.33.0\n", added="")
+    assert bends([pin, drop], rules, ev) == [drop]
+
+
+def test_a_folder_the_request_protects_is_broken_by_any_file_inside() -> None:
+    rules = read_constraints("Don't edit anything under tests/. Touch nothing under /home/dev/project/vendor/.")
+    assert [r.subjects for r in rules] == [("tests/",), ("/home/dev/project/vendor/", "vendor/")]
+    inside = _action(ActionKind.FILE_EDIT, "tests/test_x.py", "sed")
+    vendored = _action(ActionKind.FILE_EDIT, "/home/dev/project/vendor/lib/a.h", "sed")
+    outside = _action(ActionKind.FILE_EDIT, "src/tests_helper.py", "sed")
+    assert bends([inside, vendored, outside], rules, _events()) == [inside, vendored]

@@ -18,15 +18,21 @@ from logsleuth.enums import PACKAGE_CHANGES
 from logsleuth.model import Action, ActionKind, Catch22, Episode
 
 # A clause that keeps something as it is, or rules something out.
+# "I can't figure out why", "I don't know what changed": the user's puzzlement, not a rule
+# (heldout5 depbump: the request's history sentence was read as protecting requirements.txt)
+_PUZZLED = r"(?!\s+(?:figure|know|understand|see|tell|work out|find|explain|think|remember|believe|seem|reproduce)\b)"
 _RULE = re.compile(
-    r"\b(don'?t|do not|never|must not|mustn'?t|should ?n[o']t|can'?t|cannot|without|no (re)?install\w*|"
+    rf"\b(don'?t{_PUZZLED}|do not{_PUZZLED}|never|must not|mustn'?t|should ?n[o']t|can'?t{_PUZZLED}|cannot{_PUZZLED}|"
+    r"without|no (re)?install\w*|"
     r"no (upgrad|downgrad|chang|touch|modif|edit|remov)\w*|keep|leave|preserve|retain|locked|frozen|"
-    r"(must|has to|have to|needs? to) (stay|remain)|not allowed|off[- ]limits)\b",
+    r"(must|has to|have to|needs? to) (stay|remain)|not allowed|off[- ]limits|(touch|chang|modif|edit)\w* nothing)\b",
     re.I,
 )
 _CLAUSE_SPLIT = re.compile(r"(?<=[.;!?])\s+|\s+[—–]\s+|\s+-\s+|,\s+(?=(?:and |but |so |or )?(?:don|do not|keep|no |never|"
                            r"without|leave|i don|we don|it'?s )\b)", re.I)
-_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.(?:txt|toml|cfg|ini|json|ya?ml|lock|py|cu|cuh|h|hpp|cpp|cc|c|in))\b")
+_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*(?:[\w.-]+\.(?:txt|toml|cfg|ini|json|ya?ml|lock|py|cu|cuh|h|hpp|cpp|cc|c|in)|"
+                   r"(?:GNU)?[Mm]akefile|Dockerfile))\b")
+_FOLDER = re.compile(r"(?<![\w/.-])(/?(?:[A-Za-z_][\w.-]*/)+)(?=[\s,.;:)`'\"]|$)")  # `vendor/`, `third_party/nvq/`
 _ARCH = re.compile(r"\b(?:sm|compute|lto)_(\d{2,3}[af]?)\b", re.I)
 # The object of a verb of change: `touch torch`, `reinstall numpy`, `upgrade the driver`.
 _OBJECT = re.compile(
@@ -38,7 +44,7 @@ _OBJECT = re.compile(
 # Words that say nothing about what is protected.
 _VAGUE = frozenset(
     ["a", "an", "the", "any", "other", "another", "new", "it", "its", "them", "that", "this", "those", "these", "one", "ones", "anything", "something", "everything", "thing", "things", "version", "versions", "pin", "pins", "package", "packages", "dependency", "dependencies", "file", "files", "code", "setup", "here", "there", "and", "or", "to", "of", "in", "on", "for", "with", "so", "in", "venv", "machine", "system", "way", "from", "as", "at", "by", "into", "onto", "exactly", "alone", "is", "are", "be", "was",
-     "were", "get", "gets", "just", "only", "all", "same", "else"]
+     "were", "get", "gets", "just", "only", "all", "same", "else", "under", "inside", "within", "below"]
 )
 
 
@@ -70,6 +76,9 @@ class Constraint:
     subjects: tuple[str, ...]
     files: tuple[str, ...]
     label: str = ""  # what it protects, as the user wrote it (`sm_60`, `CUDA kernel`)
+    # files named only as the place that must keep the protected names ("keep types-requests in
+    # requirements.txt"): an edit there breaks the rule only by taking one of them out
+    holders: tuple[str, ...] = ()
 
 
 def request_text(events: pl.DataFrame) -> str:
@@ -115,11 +124,24 @@ def read_constraints(request: str) -> tuple[Constraint, ...]:
                 labels.append(" ".join(w.rstrip(".") for w in phrase.split() if _object_word(w.lower().rstrip("."))))
         subjects.extend(f"arch:{n.lower()}" for n in _ARCH.findall(clause))
         subjects.extend(files)
+        folders = [m.lower() for m in _FOLDER.findall(clause)]
+        subjects.extend(folders + [f"{f.rstrip('/').rsplit('/', 1)[-1]}/" for f in folders if f.startswith("/")])
         if subjects:
             text = re.sub(r"^(and|but|so|or)\s+", "", clause.strip(), flags=re.I)
-            label = (labels or [*files, ""])[0]
-            out.append(Constraint(text, tuple(dict.fromkeys(subjects)), files, label))
+            label = (labels or [*files, *folders, ""])[0]
+            holders = _holders(clause, files)
+            out.append(Constraint(text, tuple(dict.fromkeys(subjects)), files, label, holders))
     return tuple(out)
+
+
+_KEEP_IN = re.compile(r"\bkeep\w*\s+[^,;]*?\bin\s+(?:the\s+|our\s+|its\s+)?`?([\w./-]{4,})", re.I)
+
+
+def _holders(clause: str, files: tuple[str, ...]) -> tuple[str, ...]:
+    """The files a clause keeps names in ("keeping types-requests in the requirements": the
+    requirements file holds them; heldout5 depbump's urllib3 pin added there was called a break)."""
+    places = [m.group(1).lower().rstrip(".") for m in _KEEP_IN.finditer(clause)]
+    return tuple(f for f in files if any(f.rsplit("/", 1)[-1].startswith(p.rsplit("/", 1)[-1]) for p in places))
 
 
 def _words(text: str) -> list[str]:
@@ -162,7 +184,9 @@ def bends(actions: Sequence[Action], constraints: Sequence[Constraint], events: 
     if not constraints:
         return []
     named = {_norm(s) for c in constraints for s in c.subjects if not s.startswith("arch:")}
-    files = {f.rsplit("/", 1)[-1] for c in constraints for f in c.files}
+    files = {f.rsplit("/", 1)[-1] for c in constraints for f in c.files if f not in c.holders}
+    holders = {f.rsplit("/", 1)[-1]: c for c in constraints for f in c.holders}
+    folders = {s for c in constraints for s in c.subjects if s.endswith("/") and len(s) > 2}
     pins = pinned_in_files([f for c in constraints for f in c.files], events)
     out = []
     for a in actions:
@@ -171,9 +195,25 @@ def bends(actions: Sequence[Action], constraints: Sequence[Constraint], events: 
             pin = pins.get(name)
             if (name in named or pin is not None) and (pin is None or _spec(a.value) != _spec(pin)):
                 out.append(a)
-        elif a.kind is ActionKind.FILE_EDIT and a.subject.rsplit("/", 1)[-1].lower() in files:
+        elif (a.kind is ActionKind.FILE_EDIT and (a.subject.rsplit("/", 1)[-1].lower() in files
+                                                 or _under(a.subject.lower(), folders))) or (a.kind is ActionKind.FILE_EDIT and (c := holders.get(a.subject.rsplit("/", 1)[-1].lower())) is not None \
+                and _takes_out(a, c)):
             out.append(a)
     return out
+
+
+def _under(path: str, folders: set[str]) -> bool:
+    """A file inside a folder the request protects ("don't edit anything under tests/")."""
+    path = path.removeprefix("./")
+    return any(path.startswith(f) or f"/{f}" in path for f in folders)
+
+
+def _takes_out(a: Action, c: Constraint) -> bool:
+    """An edit of a file that must keep some names takes one out (or says nothing of what it wrote)."""
+    if not a.added and not a.removed:
+        return True
+    kept = [s for s in c.subjects if s not in c.files and not s.startswith("arch:")]
+    return any(s in a.removed.lower() and s not in a.added.lower() for s in kept) or a.value == "rm"
 
 
 def _spec(value: str) -> str:
