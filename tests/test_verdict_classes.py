@@ -112,3 +112,28 @@ def test_an_echoed_zero_status_is_a_pass_where_the_format_keeps_none() -> None:
 def test_the_agents_own_error_message_exercised_on_purpose_is_no_step() -> None:
     v = _verdict("heldout6_sessions/cudahome2/session.jsonl")
     assert len(v.failures) == 1 and v.outcome is Outcome.RESOLVED
+
+
+def test_a_failure_only_seen_in_a_throwaway_copy_does_not_end_the_story() -> None:
+    """abiwheel-quick: after `make test` passed, an ASan copy under /tmp failed on the agent's own
+    assert bug; that run is an experiment, not the user's goal."""
+    an = analyze(str(ROOT / "heldout6_sessions/abiwheel-quick/session.md"), "aider")
+    assert "goal_failed" not in {ep.category for ep in an.graph.episodes}
+    assert an.verdict.outcome is not Outcome.UNRESOLVED, an.verdict.reason
+
+
+def test_a_late_in_memory_probe_is_no_failure_but_an_early_one_is() -> None:
+    """tlsprof: `python -c 'import stepprof'` after the last pass, run to show the new error message;
+    rec-jitkern: NVRTC's missing include path first seen under `config.ARCH = …` in memory."""
+    late = analyze(str(ROOT / "heldout4_sessions/tlsprof/session.jsonl"))
+    assert "goal_failed" not in {ep.category for ep in late.graph.episodes}
+    early = analyze(str(next((ROOT / "real_sessions/rec-jitkern").glob("session*"))))
+    assert any("cuda_fp16.h" in ep.first.text for ep in early.graph.episodes)
+
+
+def test_files_written_after_cd_into_a_temp_folder_are_scratch() -> None:
+    """glibcpin: `cd /tmp/nvqprobe && printf … > v.map` was told as an edit of the project's v.map."""
+    an = analyze(str(ROOT / "heldout4_sessions/glibcpin/session.json"))
+    subjects = {a.subject for a in an.actions if a.kind is ActionKind.FILE_EDIT}
+    assert "/tmp/nvqprobe/v.map" in subjects and "v.map" not in subjects
+    assert not any(c.subject.endswith("v.map") for f in an.verdict.failures for c in f.fix)

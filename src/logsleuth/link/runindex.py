@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from logsleuth.model import NO_SEQ_LIMIT, Run, RunRole, RunStatus, Target
 
 
+def in_copy(run: Run) -> bool:
+    """Every target of the run ran in a throwaway folder (`cd /tmp/x && make`), not the project."""
+    return bool(run.targets) and all(t.scratch.startswith("/") for t in run.targets)
+
+
 def scratch_only(run: Run) -> bool:
     """Every target of the run ran in a throwaway copy (`cd /tmp/x && make`)."""
     return bool(run.targets) and all(t.scratch for t in run.targets)
