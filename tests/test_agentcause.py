@@ -59,3 +59,15 @@ def test_a_marker_over_a_quoted_symptom_passes_to_the_next_sentence() -> None:
     text = ("3. This is the real one: 'import torchvision' failed with 'operator torchvision::nms does not exist'. "
             "The venv had the CPU-only torch 2.13.0+cpu next to torchvision 0.28.0+cu130.")
     assert _pick(text, overlap={"2.13.0": 1}) == "The venv had the CPU-only torch 2.13.0+cpu next to torchvision 0.28.0+cu130."
+
+
+def test_a_cause_said_over_two_sentences_keeps_the_second_but_not_a_remedy() -> None:
+    """rec-cuhist, segscan: the first sentence named the toolkit, the next what it no longer does."""
+    text = ("**Root cause:** The only CUDA toolkit on this machine is CUDA 13.0 (/usr/local/cuda points to cuda-13.0). "
+            "CUDA 13 dropped offline compilation for Pascal and Volta.")
+    got = _pick(text, overlap={"13.0": 1})
+    assert got is not None and got.endswith("CUDA 13 dropped offline compilation for Pascal and Volta."), got
+    remedy = ("**Root cause:** Both errors are in the vendored ringbuf header, which newer GCC flags. The standard fix "
+              "that keeps -Werror for our code is to include vendored headers with -isystem.")
+    got = _pick(remedy, overlap={"ringbuf": 1})
+    assert got is not None and "isystem" not in got, got

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from logsleuth.clip import short
 
@@ -77,12 +77,17 @@ class Said:
     clause: bool  # the cause clause of "X failed because …"
     before: str  # the sentence before it in its paragraph ("" none)
     lead: bool = False  # the first sentence under its heading
+    after: str = ""  # the sentence after it in its paragraph ("" none)
 
 
 def sentences(messages: Iterable[tuple[int, str]], closing_after: int) -> Iterator[Said]:
-    """Every sentence of the agent's messages (code blocks left out), with its heading."""
+    """Every sentence of the agent's messages (code blocks left out), with its heading and the
+    sentence after it in its paragraph."""
     for seq, text in messages:
-        yield from _message(seq, text, seq > closing_after)
+        said = list(_message(seq, text, seq > closing_after))
+        for s, nxt in zip(said, [*said[1:], None], strict=False):
+            same = nxt is not None and nxt.before == _plain(s.text) and not nxt.clause
+            yield replace(s, after=nxt.text) if same and nxt is not None else s
 
 
 def _message(seq: int, text: str, closing: bool) -> Iterator[Said]:
@@ -206,7 +211,20 @@ def best(candidates: Iterable[tuple[Said, int, bool]], least: int = 4) -> tuple[
         return None
     s = top[1]
     text = f"{s.before} {s.text}" if s.before and _ANAPHOR.match(s.text) and len(s.before) + len(s.text) < 300 else s.text
+    if s.after and _continues(s.after) and len(text) + len(s.after) < 300:
+        text = f"{text} {s.after}"
     return s.seq, clean(text)
+
+
+def _continues(nxt: str) -> bool:
+    """The next sentence goes on stating the condition ("It needs strlcpy@GLIBC_2.38; Debian 12 has
+    2.36."), not a fix, a plan, advice or a guess: a cause is often said over two sentences and
+    the labels' misses named only the first (glibcpin, segscan, smemtile, cudart12)."""
+    bad = (_FIX, _PLAN, _ADVICE, _GUESS, _STATUS, _NOW, _REMEDY)
+    return _CAUSAL.search(nxt) is not None and not any(r.search(nxt) for r in bad)
+
+
+_REMEDY = re.compile(r"\b(?:fix(?:es|ed)?|solutions?|remed(?:y|ies)|workarounds?|way out)\b", re.I)
 
 
 def clean(s: str) -> str:
