@@ -58,3 +58,12 @@ def test_a_docstring_the_edit_starts_inside_is_not_the_change() -> None:
     text = edit_text(_edit("setup.py", "python edit", removed=removed, added=added))
     assert "`CXXSTD = \"-std=c++14\"` → `HOST_CXXSTD = \"-std=c++14\"`" in text and "CUDA_CXXSTD" in text, text
     assert "The CUDA sources" not in text
+
+
+def test_a_bare_shell_variable_is_no_change_but_a_command_prefix_is() -> None:
+    from logsleuth.verdict.changes import is_change
+
+    bare = Action(ActionKind.ENV_SET, "H", "inc/x.h", "s", 5, "t", 1, "H=inc/x.h", scoped=True)
+    prefix = Action(ActionKind.ENV_SET, "CUDA_HOME", "/usr/local/cuda", "s", 5, "t", 1,
+                    "CUDA_HOME=/usr/local/cuda make", scoped=True)
+    assert not is_change(bare) and is_change(prefix)
