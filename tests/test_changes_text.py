@@ -67,3 +67,9 @@ def test_a_bare_shell_variable_is_no_change_but_a_command_prefix_is() -> None:
     prefix = Action(ActionKind.ENV_SET, "CUDA_HOME", "/usr/local/cuda", "s", 5, "t", 1,
                     "CUDA_HOME=/usr/local/cuda make", scoped=True)
     assert not is_change(bare) and is_change(prefix)
+
+
+def test_a_file_made_in_a_folder_the_same_command_removes_is_scratch() -> None:
+    cmd = "mkdir -p build/pathtest && ln -sf /usr/local/cuda/bin/nvcc build/pathtest/nvcc && make; rm -rf build/pathtest"
+    assert scratch_file(_edit("build/pathtest/nvcc", "ln -s", command=cmd))
+    assert not scratch_file(_edit("build/nvcc", "ln -s", command=cmd))

@@ -137,3 +137,15 @@ def test_files_written_after_cd_into_a_temp_folder_are_scratch() -> None:
     subjects = {a.subject for a in an.actions if a.kind is ActionKind.FILE_EDIT}
     assert "/tmp/nvqprobe/v.map" in subjects and "v.map" not in subjects
     assert not any(c.subject.endswith("v.map") for f in an.verdict.failures for c in f.fix)
+
+
+@pytest.mark.parametrize("rel, gone", [
+    ("heldout6_sessions/abiwheel-quick/session.md", "make build"),  # built, then `make clean` before the pass
+    ("heldout6_sessions/cudahome2/session.jsonl", "make -s -f Makefile -f - print"),  # a stdin rule printing variables
+    ("heldout6_sessions/cudahome2-quick/session.json", "build/pathtest"),  # a probe folder made and removed
+    ("heldout3_sessions/mypygate/session.json", "make check\n"),  # the failing reproduction
+])
+def test_the_recipe_holds_no_build_undone_no_look_and_no_tidying(rel: str, gone: str) -> None:
+    fmt = "aider" if rel.endswith(".md") else None
+    v = analyze(str(ROOT / rel), fmt).verdict
+    assert v.recipe and not any(gone.strip() in line and "# passed" not in line for line in v.recipe), v.recipe

