@@ -13,7 +13,6 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Set
-from itertools import pairwise
 
 import polars as pl
 
@@ -282,7 +281,7 @@ def dry_build(command: str) -> bool:
     # `make -f Makefile -f - print <<EOF`: a rule read from stdin that prints what the Makefile
     # worked out (held-out cudahome2: such a look was a line of the recipe)
     stdin_rule = make and any(w in ("-f", "--file", "--makefile") and n in ("-", "/dev/stdin")
-                              for w, n in pairwise(words[1:]))
+                              for w, n in itertools.pairwise(words[1:]))
     return stdin_rule or any(w in _DRY_RUN_WORDS or (make and _MAKE_DRY.match(w) is not None) for w in words[1:])
 
 
