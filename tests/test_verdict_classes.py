@@ -149,3 +149,12 @@ def test_the_recipe_holds_no_build_undone_no_look_and_no_tidying(rel: str, gone:
     fmt = "aider" if rel.endswith(".md") else None
     v = analyze(str(ROOT / rel), fmt).verdict
     assert v.recipe and not any(gone.strip() in line and "# passed" not in line for line in v.recipe), v.recipe
+
+
+def test_a_probe_in_a_temp_folder_adds_no_step_but_a_new_condition_it_finds_in_the_project_does() -> None:
+    """glibcpin: /tmp/nvqprobe/test_pack met the loader's form of the known GLIBC error (noise);
+    rec-ptxpack: `cd /tmp && ptxas kernels/ptx/saxpy.ptx` first showed the project's PTX too new."""
+    probe = analyze(str(ROOT / "heldout4_sessions/glibcpin/session.json"))
+    assert [ep.occurrences[0] for ep in probe.graph.episodes] == [6]
+    found = analyze(str(next((ROOT / "real_sessions/rec-ptxpack").glob("session*"))))
+    assert any("Unsupported .version 9.1" in ep.first.text for ep in found.graph.episodes)

@@ -157,7 +157,7 @@ _SCRATCH = re.compile("^(?:" + "|".join(re.escape(d) for d in TEMP_DIRS) + ")[^/
 
 def _scratch(cmd: Cmd) -> str:
     """The scratch folder a command runs in or builds into (`cd /tmp/x && make`, `cmake -B /tmp/b`)."""
-    for p in (cmd.cwd or "", *cmd.argv[1:]):
+    for p in (cmd.cwd or "", *cmd.argv):  # a program run from a temp folder (`/tmp/x/test_pack`) too
         m = _SCRATCH.match(p.split("=", 1)[-1])
         if m:
             return m.group(0)
