@@ -158,3 +158,21 @@ def test_a_probe_in_a_temp_folder_adds_no_step_but_a_new_condition_it_finds_in_t
     assert [ep.occurrences[0] for ep in probe.graph.episodes] == [6]
     found = analyze(str(next((ROOT / "real_sessions/rec-ptxpack").glob("session*"))))
     assert any("Unsupported .version 9.1" in ep.first.text for ep in found.graph.episodes)
+
+
+def test_a_line_that_says_the_program_went_on_without_it_fails_no_run() -> None:
+    """heldout7 rdclink: every passing run printed "CUDA driver not available …; plugin linked, launch
+    skipped" and ended rc=0; soshadow-bend: an XFAIL line is an expected failure."""
+    from logsleuth.link.runs import carried_on
+    from logsleuth.model import Finding, Severity
+
+    def f(text: str) -> Finding:
+        return Finding(pattern="p", category="driver_too_old", severity=Severity.ERROR, priority=50, session="s",
+                       seq=3, source="x", line=4, text=text, captures={}, fingerprint="f")
+
+    assert carried_on(f("warning: CUDA driver not available (CUDA driver version is insufficient); launch skipped"))
+    assert carried_on(f("gridk: CUDA driver not available (…); using host path"))
+    assert carried_on(f("XFAIL tests/test_gridk.c:30: plugin requires removed gridk_legacy_init"))
+    assert not carried_on(f("RuntimeError: CUDA driver version is insufficient for CUDA runtime version"))
+    v = analyze(str(ROOT / "heldout7_sessions/rdclink/session.jsonl"), "codex").verdict
+    assert v.outcome is Outcome.RESOLVED, v.reason

@@ -130,11 +130,16 @@ def read_constraints(request: str) -> tuple[Constraint, ...]:
             text = re.sub(r"^(and|but|so|or)\s+", "", clause.strip(), flags=re.I)
             label = (labels or [*files, *folders, ""])[0]
             holders = _holders(clause, files)
+            subjects.extend(m.group(1).lower() for m in _MUST_STAY.finditer(clause) if holders)
             out.append(Constraint(text, tuple(dict.fromkeys(subjects)), files, label, holders))
     return tuple(out)
 
 
-_KEEP_IN = re.compile(r"\bkeep\w*\s+[^,;]*?\bin\s+(?:the\s+|our\s+|its\s+)?`?([\w./-]{4,})", re.I)
+# "keep X in the requirements", "ck_saturate must stay out-of-line in src/saturate.cu": the file is where X lives
+_KEEP_IN = re.compile(r"\b(?:keep|stay|remain|live|lives|be defined)\w*\s+[^,;]*?\bin\s+(?:the\s+|our\s+|its\s+)?`?([\w./-]{4,})", re.I)
+
+
+_MUST_STAY = re.compile(r"`?([A-Za-z_][\w.:]{2,})`?\s+(?:must|has to|should|needs? to)\s+(?:stay|remain|live)\b")
 
 
 def _holders(clause: str, files: tuple[str, ...]) -> tuple[str, ...]:
@@ -187,6 +192,8 @@ def bends(actions: Sequence[Action], constraints: Sequence[Constraint], events: 
     files = {f.rsplit("/", 1)[-1] for c in constraints for f in c.files if f not in c.holders}
     holders = {f.rsplit("/", 1)[-1]: c for c in constraints for f in c.holders}
     folders = {s for c in constraints for s in c.subjects if s.endswith("/") and len(s) > 2}
+    if any(s in ("tests", "test", "tests/") for c in constraints for s in c.subjects):
+        folders |= {"tests/", "test/"}  # "don't change the tests": the test files, wherever they are named
     pins = pinned_in_files([f for c in constraints for f in c.files], events)
     out = []
     for a in actions:
@@ -203,8 +210,12 @@ def bends(actions: Sequence[Action], constraints: Sequence[Constraint], events: 
 
 
 def _under(path: str, folders: set[str]) -> bool:
-    """A file inside a folder the request protects ("don't edit anything under tests/")."""
+    """A file inside a folder the request protects ("don't edit anything under tests/"); a test
+    file (`test_x.py`, `x_test.go`) under "the tests"."""
     path = path.removeprefix("./")
+    name = path.rsplit("/", 1)[-1]
+    if "tests/" in folders and re.match(r"^(?:test_\w+|\w+_test|conftest)\.\w+$", name):
+        return True
     return any(path.startswith(f) or f"/{f}" in path for f in folders)
 
 

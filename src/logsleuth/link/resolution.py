@@ -20,7 +20,14 @@ from logsleuth.actions.shellparse import TEMP_DIRS, basename, commands
 from logsleuth.enums import INSTALLS, PACKAGE_CHANGES
 from logsleuth.link.constraints import request_text
 from logsleuth.link.runindex import RunIndex, in_copy, scratch_only
-from logsleuth.link.runs import DIAGNOSTIC_ENV, DIAGNOSTIC_FLAGS, probe_tool_missing, target_of, undone_only
+from logsleuth.link.runs import (
+    DIAGNOSTIC_ENV,
+    DIAGNOSTIC_FLAGS,
+    carried_on,
+    probe_tool_missing,
+    target_of,
+    undone_only,
+)
 from logsleuth.model import (
     NO_SEQ_LIMIT,
     Action,
@@ -131,7 +138,7 @@ def split_notes(
         key = (f.pattern, f.fingerprint)
         run = idx.at.get(f.seq)
         note = False
-        if f.seq in recap or _CARRIED_ON.search(f.text.split("\n", 1)[0]) or _own_message(f, written):
+        if f.seq in recap or carried_on(f) or _own_message(f, written):
             note = True  # a quote of an old error; or a program saying it went on without it ("… skipped (…)")
         elif run is None:
             note = key in seen  # a quote of an error already in the story
@@ -150,10 +157,6 @@ def split_notes(
     return keep, notes
 
 
-# a program's own line that it passed over the condition it names: "GPU checks skipped (CUDA driver version is
-# insufficient …)", "no usable CUDA device (…): host checks only" (held-out cmakecuda, nvlinkarch: chain steps)
-_CARRIED_ON = re.compile(r"\b(?:checks?|tests?) skipped\b|\bskipping (?:the )?(?:GPU|CUDA|device)\b|\bhost checks only\b"
-                         r"|\bfalling back to (?:the )?(?:CPU|host)\b", re.I)
 
 
 def _names_temp(text: str) -> bool:
