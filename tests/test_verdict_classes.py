@@ -176,3 +176,10 @@ def test_a_line_that_says_the_program_went_on_without_it_fails_no_run() -> None:
     assert not carried_on(f("RuntimeError: CUDA driver version is insufficient for CUDA runtime version"))
     v = analyze(str(ROOT / "heldout7_sessions/rdclink/session.jsonl"), "codex").verdict
     assert v.outcome is Outcome.RESOLVED, v.reason
+
+
+def test_an_error_the_user_pasted_is_the_failure_the_build_then_shows() -> None:
+    """heldout7 tessera: the request's quoted nvcc error and the build's own were two failures."""
+    an = analyze(str(ROOT / "heldout7_sessions/tessera/session.json"), "opencode-export")
+    conv = [ep for ep in an.graph.episodes if "__nv_bfloat162" in ep.first.text]
+    assert len(conv) == 1 and conv[0].occurrences[0] == 0, [(e.id, e.occurrences) for e in conv]

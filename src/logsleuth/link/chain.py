@@ -39,6 +39,7 @@ from logsleuth.link.resolution import (
     goal_targets,
     is_diagnostic,
     outcome_from_goal,
+    quoted_as_found,
     resolve,
     root_cause,
     runs_of,
@@ -112,6 +113,7 @@ def link(
     fix_seqs = [a.seq for a in fixes]  # ascending: actions are sorted by seq
     main = incidents(main, fixes, findings, log_seqs)
     written = [(a.seq, a.added) for a in fixes if a.kind is ActionKind.FILE_EDIT and a.added]
+    main = quoted_as_found(main, events)
     main, notes = split_notes(main, idx, events, written)
     if idx.goals:
         promoted = {f.seq for f in acted_on(notes, fixes, idx)}  # a probe's failure then fixed in the project

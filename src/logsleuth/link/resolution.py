@@ -9,6 +9,7 @@ the story (probes, expected failures, quotes of old errors) become notes.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 import itertools
 import re
@@ -109,6 +110,23 @@ _PROJECT_FILE = re.compile(
 
 
 # ---------------------------------------------------------------- noise
+
+
+def quoted_as_found(main: Sequence[Finding], events: pl.DataFrame) -> list[Finding]:
+    """A failure the user pasted into a message is the failure a later run shows when that run's line
+    is inside the quote: one failure, first seen in the user's words (heldout7 tessera: the request's
+    quoted nvcc error and the build's own were two failures, their lines clipped differently)."""
+    users = set(events.filter(pl.col("role").cast(pl.Utf8) == "user")["seq"].to_list()) if events.height else set()
+    if not users:
+        return list(main)
+    out = []
+    for f in main:
+        if f.seq in users:
+            later = next((g for g in main if g.seq > f.seq and g.seq not in users and g.pattern == f.pattern
+                          and (head := g.text.strip().split("\n", 1)[0].strip()) and head in f.text), None)
+            f = dataclasses.replace(f, fingerprint=later.fingerprint) if later is not None else f
+        out.append(f)
+    return out
 
 
 def split_notes(
