@@ -205,7 +205,7 @@ def edit_text(a: Action) -> str:
 def _written(a: Action, after: list[str]) -> str:
     """A whole file written: its first line and the first names of its code."""
     telling = next((ln for ln in after if not (ln.startswith("[") and ln.endswith("]"))), after[0])
-    names = [n for n in _code_names(after) if n not in telling][:_NAMES]
+    names = [n for n in (_called(after) or _code_names(after)) if n not in telling][:_NAMES + 2]
     uses = f" (code: {', '.join(f'`{short(n, 40)}`' for n in names)})" if names else ""
     return f"rewrote `{a.subject}` ({a.value}): `{short(telling, 60)}`{uses}"
 
@@ -293,6 +293,26 @@ def _names_change(before: list[str], after: list[str], shown_lines: str) -> str 
 
 _TRAILING = re.compile(r"\s(?:#(?!\s*(?:include|define)\b)|//).*$|/\*.*?\*/")
 _CODEISH = re.compile(r"[_.:\dA-Z]|^-")  # `allowed_methods`, `cub::Sum`, `-rdc=true` before a plain `series`
+
+
+_CALLED = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)*)\s*\(")
+_IMPORT = re.compile(r"^(?:import|from|#\s*include|using|require)\b")
+_NOT_CALLED = frozenset({"if", "for", "while", "switch", "return", "sizeof", "print", "len", "str", "int", "float",
+                         "range", "isinstance", "super", "dict", "list", "tuple", "set", "bool", "open", "type"})
+
+
+def _called(lines: list[str]) -> list[str]:
+    """The functions a new file defines and calls, in order of first use (flushzero: the fegetenv /
+    fesetenv wrapper around `ctypes.CDLL` said more than its imports `ctypes.util`, `Path`)."""
+    out: dict[str, None] = {}
+    for ln in _code_lines(lines):
+        if _IMPORT.match(ln):
+            continue
+        for m in _CALLED.finditer(_TRAILING.sub("", ln)):
+            n = m.group(1)
+            if len(n) > 2 and n not in _NOT_CALLED and n not in _PLAIN:
+                out.setdefault(n, None)
+    return sorted(out, key=lambda n: not _CODEISH.search(n))
 
 
 def _code_first(changed: list[str], whole: list[str]) -> list[str]:
