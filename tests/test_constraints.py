@@ -225,3 +225,14 @@ def test_the_tests_rule_protects_test_files_wherever_they_are() -> None:
     hit = [_action(ActionKind.FILE_EDIT, p, "sed") for p in ("tests/test_gridk.c", "pkg/test_io.py", "conftest.py")]
     miss = _action(ActionKind.FILE_EDIT, "src/testing_utils.py", "sed")
     assert bends([*hit, miss], rules, _events()) == hit
+
+
+def test_a_check_the_request_keeps_passing_is_a_rule_not_the_goal() -> None:
+    from logsleuth.link.resolution import goal_targets, kept_targets
+
+    ev = pl.DataFrame({"role": ["user"], "kind": ["text"], "call_id": [None], "seq": [0], "session": ["s"],
+                       "text": ["Please get `make test` passing. Keep our release hardening, i.e. `make hardening` has "
+                                "to keep passing; don't change the tests."]})
+    assert goal_targets(ev) == ["make test", "make hardening"] and kept_targets(ev) == ["make hardening"]
+    ev2 = ev.with_columns(pl.lit("Get `make hardening` passing; `make hardening` has to keep passing.").alias("text"))
+    assert kept_targets(ev2) == []  # asked for as well: it is the goal

@@ -652,6 +652,23 @@ def goal_targets(events: pl.DataFrame) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+# "`make hardening` has to keep passing": a check the request keeps, not what it asks to get passing
+_KEEPS_PASSING = re.compile(r"\b(?:has|have|needs?|must|should)\s+(?:to\s+)?(?:keep|stay|remain|still)\s+"
+                            r"(?:passing|green|working|clean|succeeding)\b|\bmust (?:still )?pass\b", re.I)
+
+
+def kept_targets(events: pl.DataFrame) -> list[str]:
+    """The targets the request names only as checks that must keep passing (a rule, not the goal)."""
+    text = request_text(events)
+    kept: list[str] = []
+    asked: list[str] = []
+    for clause in re.split(r"(?<=[.;!?])\s+|;\s*", text):
+        for span in re.findall(r"`([^`\n]{2,200})`", clause):
+            names = [t.name for c in commands(span) if (t := target_of(c)) is not None]
+            (kept if _KEEPS_PASSING.search(clause) else asked).extend(names)
+    return [n for n in dict.fromkeys(kept) if n not in asked]
+
+
 def goal_passed(
     episodes: Sequence[Episode], resolutions: Mapping[str, Resolution], idx: RunIndex, requested: Sequence[str]
 ) -> tuple[bool, Run | None]:

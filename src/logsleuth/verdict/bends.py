@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from logsleuth.clip import short
 from logsleuth.link.constraints import bends as rule_bends
-from logsleuth.model import Action, ActionKind, Run
+from logsleuth.model import Action, ActionKind, Run, RunStatus
 from logsleuth.verdict.changes import is_change, state_text
 from logsleuth.verdict.context import Context
 from logsleuth.verdict.model import Bend, FailureVerdict
@@ -37,7 +37,7 @@ def find_bends(ctx: Context, failures: Sequence[FailureVerdict], success: Run | 
     first = min(ep.occurrences[0] for ep in ctx.graph.episodes)
     acts = [a for a in ctx.actions if first < a.seq <= success.seq and is_change(a, ctx.never_ran)]
     found = [*_broken_rules(ctx, acts), *_skipped(acts, success), *_one_command(failures, success),
-             *_vendor(ctx, acts), *_disabled(failures)]
+             *_vendor(ctx, acts), *_disabled(failures), *_kept_failing(ctx)]
     firsts: dict[tuple[str, str], Bend] = {}
     for b in sorted(found, key=lambda b: b.seq):  # the same bend made again is one bend, first seen
         firsts.setdefault((b.kind, b.text), b)
@@ -51,6 +51,19 @@ def _broken_rules(ctx: Context, acts: list[Action]) -> list[Bend]:
     for a in rule_bends(acts, ctx.rules, ctx.events):
         rule = next((c for c in ctx.rules if _protects(c.subjects, c.files, a)), ctx.rules[0])
         out.append(Bend("constraint broken", f"{state_text(a)}, against the request's “{short(rule.clause, 90)}”", a.seq))
+    return out
+
+
+def _kept_failing(ctx: Context) -> list[Bend]:
+    """A check the request keeps ("`make hardening` has to keep passing") that fails at its last run."""
+    finals = ctx.final_runs()
+    out = []
+    for name in sorted(ctx.kept):
+        run = finals.get(name)
+        if run is not None and ctx.status(run) is RunStatus.FAILED:
+            clause = next((c for c in re.split(r"(?<=[.;!?])\s+|;\s*", ctx.request) if f"`{name}" in c), name)
+            out.append(Bend("constraint broken", f"`{name}` fails at its last run [msg {run.seq}], against the "
+                            f"request's “{short(clause.strip(), 90)}”", run.seq))
     return out
 
 

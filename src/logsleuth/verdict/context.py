@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from logsleuth.link.constraints import Constraint, read_constraints, request_text
-from logsleuth.link.resolution import goal_targets, main_targets
+from logsleuth.link.resolution import goal_targets, kept_targets, main_targets
 from logsleuth.link.runindex import RunIndex, scratch_only
 from logsleuth.link.runs import probe_tool_missing
 from logsleuth.model import Action, CausalGraph, Episode, Finding, Run, RunRole, RunStatus
@@ -112,6 +112,19 @@ class Context:
                 if t.name in self.goal and not t.scratch:
                     out[t.name] = r
         return out
+
+    @functools.cached_property
+    def kept(self) -> frozenset[str]:
+        """Goal targets the request keeps as checks ("`make hardening` has to keep passing"): one
+        failing at the end, while the rest passes, is a rule bent, not the goal missed (heldout7
+        waypoint: the PIE rule bent to get `make test` passing was told "unresolved")."""
+        return frozenset(kept_targets(self.events)) & frozenset(self.goal) if self.graph.runs else frozenset()
+
+    def asked_runs(self) -> dict[str, Run]:
+        """`final_runs` of the targets the request asks to get passing (every goal target when the
+        request keeps them all)."""
+        finals = self.final_runs()
+        return {n: r for n, r in finals.items() if n not in self.kept} or finals
 
     def title(self, ep: Episode) -> str:
         target = ep.first.captures.get("target") if ep.category == "goal_failed" else None

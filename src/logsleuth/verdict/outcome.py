@@ -44,7 +44,7 @@ def success_run(ctx: Context) -> Run | None:
     """The goal run that shows the goal reached: the first passing goal run after the last failure,
     when every goal target's last run passed; else the run the linker saw the goal pass in (a
     session whose goal is a sequence of targets, `git add` then `git commit`)."""
-    finals = ctx.final_runs()
+    finals = ctx.asked_runs()
     if any(ctx.status(r) is RunStatus.FAILED for r in finals.values()):
         return None
     after = ctx.passed_goal_runs(_last_failure_that_counts(ctx, finals))
@@ -137,7 +137,7 @@ def _no_failure(ctx: Context, success: Run | None) -> Ending:
 
 def _of_runs(ctx: Context, failures: Sequence[FailureVerdict], bends: Sequence[Bend], success: Run | None) -> Ending:
     open_items = _open_items(ctx, failures)
-    failing = [r for r in ctx.final_runs().values() if ctx.status(r) is RunStatus.FAILED]
+    failing = [r for r in ctx.asked_runs().values() if ctx.status(r) is RunStatus.FAILED]
     if failing:
         run = failing[-1]
         why = next((_why(ctx, f) for f in failures if not f.fixed and f.last_seq >= run.seq), "")
