@@ -73,3 +73,15 @@ def test_a_file_made_in_a_folder_the_same_command_removes_is_scratch() -> None:
     cmd = "mkdir -p build/pathtest && ln -sf /usr/local/cuda/bin/nvcc build/pathtest/nvcc && make; rm -rf build/pathtest"
     assert scratch_file(_edit("build/pathtest/nvcc", "ln -s", command=cmd))
     assert not scratch_file(_edit("build/nvcc", "ln -s", command=cmd))
+
+
+def test_pip_download_into_a_folder_writes_files_there() -> None:
+    """heldout7 licensor: a wheel fetched from PyPI into vendor/build-wheels was a RUN, absent from the
+    recipe and from the bends, while a README beside it was named as the vendor artefact replaced."""
+    from logsleuth.actions.extract import shell_drafts
+
+    cmd = ".venv/bin/python -m pip download --no-deps --index-url https://pypi.org/simple setuptools==80.9.0 -d vendor/w"
+    d = shell_drafts(cmd)[0]
+    assert (d.kind, d.subject, d.value) == (ActionKind.FILE_EDIT, "vendor/w", "pip download")
+    assert edit_text(_edit("vendor/w", "pip download", command=cmd)).startswith("files fetched into `vendor/w`")
+    assert shell_drafts("pip download requests")[0].kind is ActionKind.RUN  # into the current folder: no project folder named

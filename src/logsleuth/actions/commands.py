@@ -155,7 +155,26 @@ def _env(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
 # ---------------------------------------------------------------- packages and launches
 
 
+_FETCH_DIRS = {"download": ("-d", "--dest"), "wheel": ("-w", "--wheel-dir")}
+
+
+def _fetched(prog: str, args: list[str]) -> tuple[str, str] | None:
+    """(verb, folder) of `pip download -d DIR …` / `pip wheel -w DIR …`: files written into a folder."""
+    words = args[2:] if _PYTHON.match(prog) and args[:2] == ["-m", "pip"] else args if prog in ("pip", "pip3") else []
+    verb = next((w for w in words if not w.startswith("-")), "")
+    flags = _FETCH_DIRS.get(verb, ())
+    for i, w in enumerate(words):
+        if w in flags and i + 1 < len(words):
+            return verb, words[i + 1]
+        if "=" in w and w.split("=", 1)[0] in flags:
+            return verb, w.split("=", 1)[1]
+    return None
+
+
 def _package(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
+    fetched = _fetched(prog, args)
+    if fetched is not None:  # files written into a folder (held-out licensor: a wheel fetched into vendor/)
+        return [Draft(K.FILE_EDIT, fetched[1].rstrip("/"), f"pip {fetched[0]}", text)]
     pkg = parse_package(cmd.argv)
     if pkg is None:
         return None

@@ -188,7 +188,7 @@ def _install_line(pkg: PkgCmd, req: Req, a: Action) -> str:
 def _edit_line(a: Action) -> str:
     cmd = _parse(a.command)
     heredoc = "<<" in a.command
-    if cmd and cmd.argv and basename(cmd.argv[0]) in _PASTEABLE_EDITS and not heredoc:
+    if cmd and cmd.argv and (basename(cmd.argv[0]) in _PASTEABLE_EDITS or (a.value or "").startswith("pip ")) and not heredoc:
         return a.command
     return f"# edited {a.subject}" + (f" ({a.value})" if a.value else "")
 

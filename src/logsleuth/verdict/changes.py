@@ -177,6 +177,8 @@ def edit_text(a: Action) -> str:
         return f"deleted `{a.subject}`" if a.value == "rm" else f"created `{a.subject}` (touch)"
     if a.value is not None and a.value.startswith("mv ") and not a.added:
         return f"moved `{a.value[3:]}` to `{a.subject}`"
+    if a.value in ("pip download", "pip wheel"):
+        return f"files fetched into `{a.subject}` (`{short(a.command, _WIDTH)}`)"
     before, after = _lines(a.removed), _lines(a.added)
     gone = _code_first([ln for ln in before if ln not in after], before)
     came = _code_first([ln for ln in after if ln not in before], after)
