@@ -183,3 +183,11 @@ def test_an_error_the_user_pasted_is_the_failure_the_build_then_shows() -> None:
     an = analyze(str(ROOT / "heldout7_sessions/tessera/session.json"), "opencode-export")
     conv = [ep for ep in an.graph.episodes if "__nv_bfloat162" in ep.first.text]
     assert len(conv) == 1 and conv[0].occurrences[0] == 0, [(e.id, e.occurrences) for e in conv]
+
+
+def test_in_a_reached_goal_the_root_is_the_failure_whose_fix_revealed_the_rest() -> None:
+    """heldout7 rdclink: the missing -rdc=true, not the duplicate symbols its fix revealed (which took
+    more attempts); headerskew: the vendored 12.2 headers, not the removed fields behind them."""
+    an = analyze(str(ROOT / "heldout7_sessions/rdclink/session.jsonl"), "codex")
+    first = an.graph.episodes[0]
+    assert an.graph.root_cause == first.id and "Unresolved extern function" in first.first.text
