@@ -71,3 +71,11 @@ def test_a_cause_said_over_two_sentences_keeps_the_second_but_not_a_remedy() -> 
               "that keeps -Werror for our code is to include vendored headers with -isystem.")
     got = _pick(remedy, overlap={"ringbuf": 1})
     assert got is not None and "isystem" not in got, got
+
+
+def test_a_cause_that_starts_with_a_name_keeps_its_case() -> None:
+    from logsleuth.verdict.agentcause import clean
+
+    assert clean("kvcompat's `_kvc.so` carries its own libkv") == "kvcompat's `_kvc.so` carries its own libkv"
+    assert clean("vendor/probe-2.1/lib/libprobe.so is a 32-bit build").startswith("vendor/")
+    assert clean("the venv's torch is the CPU build") == "The venv's torch is the CPU build"

