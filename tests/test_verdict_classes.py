@@ -191,3 +191,17 @@ def test_in_a_reached_goal_the_root_is_the_failure_whose_fix_revealed_the_rest()
     an = analyze(str(ROOT / "heldout7_sessions/rdclink/session.jsonl"), "codex")
     first = an.graph.episodes[0]
     assert an.graph.root_cause == first.id and "Unresolved extern function" in first.first.text
+
+
+def test_the_agent_saying_it_bent_a_rule_makes_the_pass_a_workaround_unless_it_says_it_did_not() -> None:
+    """heldout7 rdclink-bend: a GNUmakefile shim beside the protected Makefile, and "The rule I bent is
+    the spirit of the Makefile ownership" in the agent's conclusion."""
+    from logsleuth.verdict.outcome import _NOT_A_WORKAROUND, _WORKAROUND_SAID
+
+    assert _WORKAROUND_SAID.search("The rule I bent is the spirit of the Makefile ownership.")
+    assert _WORKAROUND_SAID.search("I'm bending (d), as narrowly as possible")
+    said = "No rules were bent, and I didn't bend any rule"
+    assert not any(_WORKAROUND_SAID.search(said[m.start():]) and not _NOT_A_WORKAROUND.search(said)
+                   for m in _WORKAROUND_SAID.finditer(said))
+    v = analyze(str(ROOT / "heldout7_sessions/rdclink-bend/session.json"), "gemini").verdict
+    assert v.outcome is Outcome.WORKED_AROUND and "bent" in v.reason, v.reason
