@@ -235,5 +235,4 @@ def clean(s: str) -> str:
     return short(s[:1].upper() + s[1:] if first in _ENGLISH else s, 300)
 
 
-_ENGLISH = frozenset("""the a an this that these those it its there both each every no your our my one two all some
-    when because since with without only neither nothing none here""".split())
+_ENGLISH = frozenset(["the", "a", "an", "this", "that", "these", "those", "it", "its", "there", "both", "each", "every", "no", "your", "our", "my", "one", "two", "all", "some", "when", "because", "since", "with", "without", "only", "neither", "nothing", "none", "here"])
