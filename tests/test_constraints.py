@@ -228,7 +228,7 @@ def test_the_tests_rule_protects_test_files_wherever_they_are() -> None:
 
 
 def test_a_check_the_request_keeps_passing_is_a_rule_not_the_goal() -> None:
-    from logsleuth.link.resolution import goal_targets, kept_targets
+    from logsleuth.link.request import goal_targets, kept_targets
 
     ev = pl.DataFrame({"role": ["user"], "kind": ["text"], "call_id": [None], "seq": [0], "session": ["s"],
                        "text": ["Please get `make test` passing. Keep our release hardening, i.e. `make hardening` has "

@@ -31,15 +31,14 @@ from logsleuth.link.constraints import (
 )
 from logsleuth.link.episodes import group_episodes, incidents, named_by_causes, result_to_call, split_failures
 from logsleuth.link.pivots import find_pivots
+from logsleuth.link.request import goal_targets, quoted_as_found
 from logsleuth.link.resolution import (
     acted_on,
     between,
     closing_words,
     goal_passed,
-    goal_targets,
     is_diagnostic,
     outcome_from_goal,
-    quoted_as_found,
     resolve,
     root_cause,
     runs_of,

@@ -136,10 +136,10 @@ def read_constraints(request: str) -> tuple[Constraint, ...]:
 
 
 # "keep X in the requirements", "ck_saturate must stay out-of-line in src/saturate.cu": the file is where X lives
-_KEEP_IN = re.compile(r"\b(?:keep|stay|remain|live|lives|be defined)\w*\s+[^,;]*?\bin\s+(?:the\s+|our\s+|its\s+)?`?([\w./-]{4,})", re.I)
+_KEEP_IN = re.compile(r"\b(?:keep|stay|remain|live|lives|be defined)\w*+\s++[^,;]*?\bin\s+(?:the\s+|our\s+|its\s+)?`?([\w./-]{4,})", re.I)
 
 
-_MUST_STAY = re.compile(r"`?([A-Za-z_][\w.:]{2,})`?\s+(?:must|has to|should|needs? to)\s+(?:stay|remain|live)\b")
+_MUST_STAY = re.compile(r"(?<![\w.:`])`?([A-Za-z_][\w.:]{2,}+)`?\s++(?:must|has to|should|needs? to)\s+(?:stay|remain|live)\b")
 
 
 def _holders(clause: str, files: tuple[str, ...]) -> tuple[str, ...]:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from logsleuth.link.constraints import Constraint, read_constraints, request_text
-from logsleuth.link.resolution import goal_targets, kept_targets, main_targets
+from logsleuth.link.request import goal_targets, kept_targets
+from logsleuth.link.resolution import main_targets
 from logsleuth.link.runindex import RunIndex, scratch_only
 from logsleuth.link.runs import probe_tool_missing
 from logsleuth.model import Action, CausalGraph, Episode, Finding, Run, RunRole, RunStatus
