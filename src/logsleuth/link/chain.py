@@ -18,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from logsleuth.actions.commands import shell_variable
 from logsleuth.enums import PACKAGE_CHANGES
 from logsleuth.link.catch22 import find_catch22, package_value
 from logsleuth.link.causes import unexplained_failures
@@ -108,7 +109,7 @@ def link(
             failed_actions.add(a.id)
     starting = _first_launch_flags(actions)
     fixes = _changes([a for a in actions if a.kind.is_fix and a.id not in failed_actions and a.id not in starting
-                      and not is_diagnostic(a)])
+                      and not is_diagnostic(a) and not shell_variable(a)])
     fix_seqs = [a.seq for a in fixes]  # ascending: actions are sorted by seq
     main = incidents(main, fixes, findings, log_seqs)
     written = [(a.seq, a.added) for a in fixes if a.kind is ActionKind.FILE_EDIT and a.added]

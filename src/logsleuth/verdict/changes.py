@@ -10,9 +10,9 @@ deleted in one command, a call that never ran, a re-run.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Sequence
 
+from logsleuth.actions.commands import shell_variable
 from logsleuth.actions.sed import blank_name, line_address
 from logsleuth.actions.shellparse import in_temp
 from logsleuth.clip import short
@@ -80,22 +80,6 @@ def is_change(a: Action, never_ran: frozenset[int] = frozenset()) -> bool:
     if a.kind in _FLAG_KINDS and _COSMETIC.match(a.subject):
         return False
     return not (is_backup(a) or in_probe(a) or scratch_file(a) or shell_variable(a))
-
-
-def shell_variable(a: Action) -> bool:
-    """`H=path/to/x.h` alone (no program after it, not exported): a name the call's own script
-    reads, no program's environment (heldout5 rtskew, heldout6 abiwheel: `H=…`, `OP=…`, `T=…` were
-    part of a fix)."""
-    if a.kind is not K.ENV_SET or not a.scoped:
-        return False
-    try:
-        words = shlex.split(a.command)
-    except ValueError:
-        return False
-    return bool(words) and all(_ASSIGN.match(w) for w in words)
-
-
-_ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
 
 
 def lasting(a: Action, run: Run | None) -> bool:
