@@ -165,7 +165,7 @@ def _scratch(cmd: Cmd) -> str:
 
 
 UNDONE = "(cleaned away in the same call)"  # Target.scratch of a build the same call deleted
-_BUILD_DIRS = frozenset({"build", "bin", "dist", "out", "_build", "target", "obj", "lib"})
+BUILD_DIRS = frozenset({"build", "bin", "dist", "out", "_build", "target", "obj", "lib"})  # what a build makes
 
 
 def _undone_before(cmds: Sequence[Cmd]) -> int:
@@ -195,7 +195,7 @@ def _cleans(c: Cmd, made: set[str]) -> bool:
     paths = [a for a in c.argv[1:] if not a.startswith("-")]
     recursive = any(a.startswith("-") and not a.startswith("--") and "r" in a.lower() for a in c.argv[1:])
     return bool(paths) and (any(p in made for p in paths)
-                            or (recursive and any(p.rstrip("/").rsplit("/", 1)[-1] in _BUILD_DIRS for p in paths)))
+                            or (recursive and any(p.rstrip("/").rsplit("/", 1)[-1] in BUILD_DIRS for p in paths)))
 
 
 def _test_paths(args: Sequence[str]) -> list[str]:

@@ -11,6 +11,7 @@ from typing import Any
 
 from logsleuth.actions.state import export_line, state_at
 from logsleuth.enums import INSTALLS
+from logsleuth.link.runs import BUILD_DIRS
 from logsleuth.model import Action, ActionKind, Run, RunStatus
 from logsleuth.verdict.changes import gone_by_run, is_change
 from logsleuth.verdict.context import Context
@@ -55,15 +56,12 @@ def _goal_line(run: Run) -> str:
     return " && ".join(dict.fromkeys(" ".join(shlex.quote(w) for w in argv) for argv in argvs))
 
 
-_BUILD_OUT = frozenset({"build", "_build", "dist", "out", "bin", "obj", "target", "cmake-build-debug", "cmake-build-release"})
-
-
 def _cleans(a: Action) -> bool:
     """`make clean`, `rm -rf build`: the builds before it left nothing the passing run used (held-out
     abiwheel(-quick): a `make build` and a `setup.py build_ext` before `make clean` were recipe lines)."""
     if a.kind is K.BUILD:
         return any(w in ("clean", "distclean", "clobber") for w in (a.value or "").split()[1:])
-    return a.kind is K.FILE_EDIT and a.value == "rm" and a.subject.rstrip("/").rsplit("/", 1)[-1] in _BUILD_OUT
+    return a.kind is K.FILE_EDIT and a.value == "rm" and a.subject.rstrip("/").rsplit("/", 1)[-1] in BUILD_DIRS
 
 
 def _tidies(a: Action, actions: list[Action] | tuple[Action, ...]) -> bool:
@@ -73,7 +71,7 @@ def _tidies(a: Action, actions: list[Action] | tuple[Action, ...]) -> bool:
     if a.kind is not K.FILE_EDIT or a.value != "rm":
         return False
     path = a.subject.rstrip("/")
-    if path.rsplit("/", 1)[-1] in _BUILD_OUT:
+    if path.rsplit("/", 1)[-1] in BUILD_DIRS:
         return True
     return any(b.seq <= a.seq and b.id != a.id and b.kind is K.FILE_EDIT and b.value != "rm" and (b.subject == path or b.subject.startswith(f"{path}/"))
                for b in actions)
