@@ -85,3 +85,9 @@ def test_pip_download_into_a_folder_writes_files_there() -> None:
     assert (d.kind, d.subject, d.value) == (ActionKind.FILE_EDIT, "vendor/w", "pip download")
     assert edit_text(_edit("vendor/w", "pip download", command=cmd)).startswith("files fetched into `vendor/w`")
     assert shell_drafts("pip download requests")[0].kind is ActionKind.RUN  # into the current folder: no project folder named
+
+
+def test_a_config_file_written_whole_is_told_by_its_settings() -> None:
+    """heldout7 eclipse: pytest.ini was told as `testpaths = tests` (code: `pytest`, `addopts`)."""
+    text = edit_text(_edit("pytest.ini", "write 4 lines", added="[pytest]\ntestpaths = tests\n# ledger first\naddopts = -p ledger\n"))
+    assert text == "rewrote `pytest.ini` (write 4 lines): `testpaths = tests`, `addopts = -p ledger`"

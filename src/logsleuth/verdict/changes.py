@@ -188,8 +188,18 @@ def edit_text(a: Action) -> str:
     return f"edited `{a.subject}`" + (f" ({a.value})" if a.value else "")
 
 
+_CONFIG = re.compile(r"\.(?:ini|cfg|toml|ya?ml|conf|properties|env)$|(?:^|/)(?:\.?\w*rc|Pipfile|\.editorconfig)$")
+_SETTING = re.compile(r"^[\w.-]+\s*[=:]\s*\S")
+
+
 def _written(a: Action, after: list[str]) -> str:
-    """A whole file written: its first line and the first names of its code."""
+    """A whole file written: its first line and the first names of its code; a config file by its
+    settings (heldout7 eclipse: pytest.ini told as `testpaths = tests` (code: `pytest`, `addopts`),
+    where `addopts = -p ledger` was the change)."""
+    if _CONFIG.search(a.subject):
+        settings = [ln for ln in after if _SETTING.match(ln) and not _COMMENT.match(ln)][:_NAMES]
+        if settings:
+            return f"rewrote `{a.subject}` ({a.value}): " + ", ".join(f"`{short(ln, 60)}`" for ln in settings)
     telling = next((ln for ln in after if not (ln.startswith("[") and ln.endswith("]"))), after[0])
     names = [n for n in (_called(after) or _code_names(after)) if n not in telling][:_NAMES + 2]
     uses = f" (code: {', '.join(f'`{short(n, 40)}`' for n in names)})" if names else ""
