@@ -176,7 +176,7 @@ def _undone_before(cmds: Sequence[Cmd]) -> int:
     last = 0
     made: set[str] = set()
     for i, c in enumerate(cmds):
-        if i and _cleans(c, made):
+        if i and cleans(c, made):
             last = i
         made.update(c.argv[j + 1] for j, a in enumerate(c.argv[:-1]) if a == "-o")
     return last
@@ -187,7 +187,8 @@ def undone_only(run: Run) -> bool:
     return bool(run.targets) and all(t.scratch == UNDONE for t in run.targets)
 
 
-def _cleans(c: Cmd, made: set[str]) -> bool:
+def cleans(c: Cmd, made: set[str] | frozenset[str] = frozenset()) -> bool:
+    """`make clean`, `rm -rf build`, `rm` of what an earlier command of the call built (`made`)."""
     if c.prog in ("make", "gmake") and any(a in ("clean", "distclean", "clobber", "mrproper") for a in c.argv[1:]):
         return True
     if c.prog != "rm":

@@ -9,9 +9,10 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from logsleuth.actions.shellparse import commands
 from logsleuth.actions.state import export_line, state_at
 from logsleuth.enums import INSTALLS
-from logsleuth.link.runs import BUILD_DIRS
+from logsleuth.link.runs import BUILD_DIRS, cleans
 from logsleuth.model import Action, ActionKind, Run, RunStatus
 from logsleuth.verdict.changes import gone_by_run, is_change
 from logsleuth.verdict.context import Context
@@ -59,9 +60,7 @@ def _goal_line(run: Run) -> str:
 def _cleans(a: Action) -> bool:
     """`make clean`, `rm -rf build`: the builds before it left nothing the passing run used (held-out
     abiwheel(-quick): a `make build` and a `setup.py build_ext` before `make clean` were recipe lines)."""
-    if a.kind is K.BUILD:
-        return any(w in ("clean", "distclean", "clobber") for w in (a.value or "").split()[1:])
-    return a.kind is K.FILE_EDIT and a.value == "rm" and a.subject.rstrip("/").rsplit("/", 1)[-1] in BUILD_DIRS
+    return a.kind in (K.BUILD, K.FILE_EDIT) and any(cleans(c) for c in commands(a.command))
 
 
 def _tidies(a: Action, actions: list[Action] | tuple[Action, ...]) -> bool:
