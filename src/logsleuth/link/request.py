@@ -32,12 +32,20 @@ _KEEPS_PASSING = re.compile(r"\b(?:has|have|needs?|must|should)\s+(?:to\s+)?(?:k
                             r"(?:passing|green|working|clean|succeeding)\b|\bmust (?:still )?pass\b", re.I)
 
 
+_CLAUSE = re.compile(r"(?<=[.;!?])\s+|;\s*")
+
+
+def clauses(text: str) -> list[str]:
+    """The request's sentences and semicolon clauses."""
+    return _CLAUSE.split(text)
+
+
 def kept_targets(events: pl.DataFrame) -> list[str]:
     """The targets the request names only as checks that must keep passing (a rule, not the goal)."""
     text = request_text(events)
     kept: list[str] = []
     asked: list[str] = []
-    for clause in re.split(r"(?<=[.;!?])\s+|;\s*", text):
+    for clause in clauses(text):
         for span in re.findall(r"`([^`\n]{2,200})`", clause):
             names = [t.name for c in commands(span) if (t := target_of(c)) is not None]
             (kept if _KEEPS_PASSING.search(clause) else asked).extend(names)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from logsleuth.clip import short
 from logsleuth.link.constraints import bends as rule_bends
+from logsleuth.link.request import clauses
 from logsleuth.model import Action, ActionKind, Run, RunStatus
 from logsleuth.verdict.changes import is_change, state_text
 from logsleuth.verdict.context import Context
@@ -61,7 +62,7 @@ def _kept_failing(ctx: Context) -> list[Bend]:
     for name in sorted(ctx.kept):
         run = finals.get(name)
         if run is not None and ctx.status(run) is RunStatus.FAILED:
-            clause = next((c for c in re.split(r"(?<=[.;!?])\s+|;\s*", ctx.request) if f"`{name}" in c), name)
+            clause = next((c for c in clauses(ctx.request) if f"`{name}" in c), name)
             out.append(Bend("constraint broken", f"`{name}` fails at its last run [msg {run.seq}], against the "
                             f"request's “{short(clause.strip(), 90)}”", run.seq))
     return out
