@@ -202,11 +202,19 @@ def bends(actions: Sequence[Action], constraints: Sequence[Constraint], events: 
             pin = pins.get(name)
             if (name in named or pin is not None) and (pin is None or _spec(a.value) != _spec(pin)):
                 out.append(a)
-        elif (a.kind is ActionKind.FILE_EDIT and (a.subject.rsplit("/", 1)[-1].lower() in files
-                                                 or _under(a.subject.lower(), folders))) or (a.kind is ActionKind.FILE_EDIT and (c := holders.get(a.subject.rsplit("/", 1)[-1].lower())) is not None \
-                and _takes_out(a, c)):
+        elif a.kind is ActionKind.FILE_EDIT and _breaks(a, files, folders, holders):
             out.append(a)
     return out
+
+
+def _breaks(a: Action, files: set[str], folders: set[str], holders: dict[str, Constraint]) -> bool:
+    """A file edit of a protected file, of a file inside a protected folder, or one that takes a kept
+    name out of the file that must hold it."""
+    name = a.subject.rsplit("/", 1)[-1].lower()
+    if name in files or _under(a.subject.lower(), folders):
+        return True
+    c = holders.get(name)
+    return c is not None and _takes_out(a, c)
 
 
 def _under(path: str, folders: set[str]) -> bool:
