@@ -300,15 +300,7 @@ _NOT_CALLED = frozenset({"if", "for", "while", "switch", "return", "sizeof", "pr
 def _called(lines: list[str]) -> list[str]:
     """The functions a new file defines and calls, in order of first use (flushzero: the fegetenv /
     fesetenv wrapper around `ctypes.CDLL` said more than its imports `ctypes.util`, `Path`)."""
-    out: dict[str, None] = {}
-    for ln in _code_lines(lines):
-        if _IMPORT.match(ln):
-            continue
-        for m in _CALLED.finditer(_TRAILING.sub("", ln)):
-            n = m.group(1)
-            if len(n) > 2 and n not in _NOT_CALLED and n not in _PLAIN:
-                out.setdefault(n, None)
-    return sorted(out, key=lambda n: not _CODEISH.search(n))
+    return _names_in([ln for ln in lines if not _IMPORT.match(ln)], _CALLED, _NOT_CALLED)
 
 
 def _code_first(changed: list[str], whole: list[str]) -> list[str]:
@@ -320,11 +312,17 @@ def _code_first(changed: list[str], whole: list[str]) -> list[str]:
 def _code_names(lines: list[str]) -> list[str]:
     """The names of the code lines (not comments, docstrings or prose), code-like names first,
     each group in order of first use, without keywords and short words."""
+    return _names_in(lines, _NAME)
+
+
+def _names_in(lines: list[str], rx: re.Pattern[str], skip: frozenset[str] = frozenset()) -> list[str]:
+    """The names `rx` finds (its group 1, else the match) in the code lines, trailing comments cut,
+    code-like names first, each group in order of first use, without keywords and short words."""
     out: dict[str, None] = {}
     for ln in _code_lines(lines):
-        for m in _NAME.finditer(_TRAILING.sub("", ln)):
-            n = m.group(0)
-            if len(n) > 2 and n not in _PLAIN:
+        for m in rx.finditer(_TRAILING.sub("", ln)):
+            n = m.group(1) if rx.groups else m.group(0)
+            if len(n) > 2 and n not in _PLAIN and n not in skip:
                 out.setdefault(n, None)
     return sorted(out, key=lambda n: not _CODEISH.search(n))
 
