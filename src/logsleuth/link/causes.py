@@ -88,7 +88,6 @@ def unexplained_failures(idx: RunIndex, known: Set[int], events: pl.DataFrame) -
     # a throwaway copy's run (`cd /tmp/x && pytest`) is an experiment: its unexplained failure is
     # not the user's (heldout6 abiwheel-quick: an ASan probe's own assert bug ended the story
     # unresolved); a run of the project's own code with a setting changed in memory still is
-    # (rec-jitkern: NVRTC's missing include path showed first under `config.ARCH = …`)
     # (rec-jitkern: NVRTC's missing include path showed first under `config.ARCH = …`), unless it
     # comes after the goal's last pass: a late probe (heldout4 tlsprof: `python -c 'import x'`
     # run to show the new error message)
