@@ -205,3 +205,11 @@ def test_the_agent_saying_it_bent_a_rule_makes_the_pass_a_workaround_unless_it_s
                    for m in _WORKAROUND_SAID.finditer(said))
     v = analyze(str(ROOT / "heldout7_sessions/rdclink-bend/session.json"), "gemini").verdict
     assert v.outcome is Outcome.WORKED_AROUND and "bent" in v.reason, v.reason
+
+
+def test_a_call_ending_in_git_status_takes_not_its_status_from_it() -> None:
+    """heldout7 eclipse-quick: `pytest … | grep passed; …; git status --short` exited 128 (no repository)
+    after "3 passed", and the report told a second failure, "`pytest` failed", still unresolved."""
+    an = analyze(str(ROOT / "heldout7_sessions/eclipse-quick/session.jsonl"), "codex")
+    assert [ep.category for ep in an.graph.episodes] == ["tests_failed"], [e.category for e in an.graph.episodes]
+    assert not an.verdict.still_open

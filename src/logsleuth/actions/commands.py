@@ -490,12 +490,16 @@ def _script_draft(prog: str, code: str, text: str) -> Draft:
     return Draft(K.RUN, prog, _join([code.strip()]), text)
 
 
+def git_look(cmd: Cmd) -> bool:
+    """`git status`, `git diff --stat`, `git log`: git only showing something."""
+    ops = operands(list(cmd.argv[1:]), with_arg="C")
+    return cmd.prog == "git" and (not ops or ops[0] in _GIT_LOOK)
+
+
 def _git(cmd: Cmd, prog: str, args: list[str], text: str) -> list[Draft] | None:
     if prog != "git":
         return None
-    ops = operands(args, with_arg="C")
-    sub = ops[0] if ops else ""
-    if sub in _GIT_LOOK or not sub:
+    if git_look(cmd):
         return [_look("git", args, text)]
     return [Draft(K.RUN, "git", _join(args), text)]
 

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import polars as pl
 
-from logsleuth.actions.commands import INVESTIGATE, WRITES, operands
+from logsleuth.actions.commands import INVESTIGATE, WRITES, git_look, operands
 from logsleuth.actions.shellparse import TEMP_DIRS, Cmd, basename, commands
 from logsleuth.ingest.tools import ToolCall, call_of, normalise
 from logsleuth.model import CALL_SCHEMA, Finding, Run, RunRole, RunStatus, Severity, Target, ToolKind
@@ -582,7 +582,9 @@ def _ends_in_probe(command: str) -> bool:
     """The call ran something, then looked at it (`make test > log; echo rc=$?; grep -c warning log`):
     the call's exit status is the last look's, not the run's."""
     cmds = commands(command)
-    if len(cmds) < 2 or cmds[-1].prog not in INVESTIGATE or cmds[-1].prog == "sed":
+    last = cmds[-1] if cmds else None
+    # `…; git status --short` too: its 128 outside a repository is the look's (heldout7 eclipse-quick)
+    if len(cmds) < 2 or last is None or last.prog == "sed" or not (last.prog in INVESTIGATE or git_look(last)):
         return False
     return any(c.prog not in INVESTIGATE for c in cmds[:-1])
 
