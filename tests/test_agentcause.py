@@ -79,3 +79,12 @@ def test_a_cause_that_starts_with_a_name_keeps_its_case() -> None:
     assert clean("kvcompat's `_kvc.so` carries its own libkv") == "kvcompat's `_kvc.so` carries its own libkv"
     assert clean("vendor/probe-2.1/lib/libprobe.so is a 32-bit build").startswith("vendor/")
     assert clean("the venv's torch is the CPU build") == "The venv's torch is the CPU build"
+
+
+def test_a_cause_goes_on_over_every_sentence_that_still_states_the_condition() -> None:
+    """heldout7 eclipse-quick: which copy lacks KV_1.2, then why that copy wins; judged false without the second."""
+    text = ("**Cause:** kvcompat's `_kvc.so` carries its own older `libkv.so.1`. That copy only has symbol version "
+            "KV_1.0. pytest loads the kvcompat plugin before it collects any tests, so that old library is loaded "
+            "first. I added `-p ledger` to pytest.ini.")
+    got = _pick(text, overlap={"libkv": 1})
+    assert got is not None and got.endswith("so that old library is loaded first."), got

@@ -77,17 +77,21 @@ class Said:
     clause: bool  # the cause clause of "X failed because …"
     before: str  # the sentence before it in its paragraph ("" none)
     lead: bool = False  # the first sentence under its heading
-    after: str = ""  # the sentence after it in its paragraph ("" none)
+    after: tuple[str, ...] = ()  # the sentences after it in its paragraph
 
 
 def sentences(messages: Iterable[tuple[int, str]], closing_after: int) -> Iterator[Said]:
     """Every sentence of the agent's messages (code blocks left out), with its heading and the
-    sentence after it in its paragraph."""
+    sentences after it in its paragraph."""
     for seq, text in messages:
         said = list(_message(seq, text, seq > closing_after))
-        for s, nxt in zip(said, [*said[1:], None], strict=False):
+        follows: tuple[str, ...] = ()
+        out = []
+        for s, nxt in zip(reversed(said), [None, *reversed(said)], strict=False):
             same = nxt is not None and nxt.before == _plain(s.text) and not nxt.clause
-            yield replace(s, after=nxt.text) if same and nxt is not None else s
+            follows = (nxt.text, *follows) if same and nxt is not None else ()
+            out.append(replace(s, after=follows) if follows else s)
+        yield from reversed(out)
 
 
 def _message(seq: int, text: str, closing: bool) -> Iterator[Said]:
@@ -211,8 +215,10 @@ def best(candidates: Iterable[tuple[Said, int, bool]], least: int = 4) -> tuple[
         return None
     s = top[1]
     text = f"{s.before} {s.text}" if s.before and _ANAPHOR.match(s.text) and len(s.before) + len(s.text) < 300 else s.text
-    if s.after and _continues(s.after) and len(text) + len(s.after) < 300:
-        text = f"{text} {s.after}"
+    for nxt in s.after:  # a cause is often said over a few sentences (eclipse-quick: which copy, then why it wins)
+        if not _continues(nxt) or len(text) + len(nxt) >= 300:
+            break
+        text = f"{text} {nxt}"
     return s.seq, clean(text)
 
 
